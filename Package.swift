@@ -1,0 +1,114 @@
+// swift-tools-version:6.1
+// patchbay: a home-automation hub whose device drivers are isolated C-ABI plugins.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+// A Swift plugin is a dynamic library that exports only the C entry symbol.
+func swiftPlugin(_ name: String, target: String) -> Product {
+  .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
+}
+
+let package = Package(
+  name: "patchbay",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "patchbay", targets: ["PatchbayCLI"]),
+    .executable(name: "patchbay-plugin-host", targets: ["PluginHost"]),
+    .executable(name: "patchbay-sim", targets: ["SimulatorCLI"]),
+    .library(name: "PatchbayPluginKit", targets: ["PatchbayPluginKit"]),
+    .library(name: "patchbay-plugin-example-c", type: .dynamic, targets: ["ExampleCPlugin"]),
+    swiftPlugin("example-swift", target: "ExampleSwiftPlugin"),
+    swiftPlugin("fault", target: "FaultPlugin"),
+    // BEGIN flic products
+    // END flic products
+    // BEGIN homebridge products
+    // END homebridge products
+    // BEGIN hue products
+    // END hue products
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+  ],
+  targets: [
+    // The plugin ABI: one C header, the single source of truth for every plugin.
+    .target(name: "CPatchbayPlugin", path: "Sources/CPatchbayPlugin"),
+    // The hub's typed values and port descriptions.
+    .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
+    // Framed, versioned messages between the hub and a plugin-host process.
+    .target(
+      name: "PatchbayWire", dependencies: ["PatchbayValues"], path: "Sources/PatchbayWire",
+      swiftSettings: strict),
+    // The hub: config, routes and transforms, plugin processes, supervisor, control socket.
+    .target(
+      name: "PatchbayHub",
+      dependencies: [
+        "PatchbayValues", "PatchbayWire",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "TOMLKit", package: "TOMLKit"),
+      ],
+      path: "Sources/PatchbayHub", swiftSettings: strict),
+    .executableTarget(
+      name: "PatchbayCLI",
+      dependencies: [
+        "PatchbayHub", "PatchbayValues", "PatchbayWire",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        // BEGIN cli plugin helpers
+        // END cli plugin helpers
+      ],
+      path: "Sources/PatchbayCLI", swiftSettings: strict),
+    // One process per plugin instance: loads the library, speaks the wire protocol.
+    .executableTarget(
+      name: "PluginHost", dependencies: ["CPatchbayPlugin", "PatchbayValues", "PatchbayWire"],
+      path: "Sources/PluginHost", swiftSettings: strict),
+    // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
+    .target(
+      name: "PatchbayPluginKit", dependencies: ["CPatchbayPlugin"], path: "Sources/PatchbayPluginKit",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "SimulatorCLI",
+      dependencies: [
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // BEGIN simulator dependencies
+        // END simulator dependencies
+      ],
+      path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
+    // BEGIN flic targets
+    // END flic targets
+    // BEGIN homebridge targets
+    // END homebridge targets
+    // BEGIN hue targets
+    // END hue targets
+
+    // Example and test plugins.
+    .target(
+      name: "ExampleCPlugin", dependencies: ["CPatchbayPlugin"], path: "Plugins/example-c", publicHeadersPath: "."),
+    .target(
+      name: "ExampleSwiftPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/example-swift",
+      swiftSettings: strict),
+    .target(
+      name: "FaultPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/fault", swiftSettings: strict),
+
+    .testTarget(
+      name: "PatchbayValuesTests", dependencies: ["PatchbayValues"], swiftSettings: strict),
+    .testTarget(
+      name: "PatchbayWireTests", dependencies: ["PatchbayWire", "PatchbayValues"], swiftSettings: strict),
+    .testTarget(
+      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      swiftSettings: strict),
+    // BEGIN flic tests
+    // END flic tests
+    // BEGIN homebridge tests
+    // END homebridge tests
+    // BEGIN hue tests
+    // END hue tests
+  ]
+)

@@ -1,0 +1,1 @@
+#include "patchbay/plugin.h"

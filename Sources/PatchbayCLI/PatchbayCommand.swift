@@ -1,0 +1,12 @@
+import ArgumentParser
+import PatchbayHub
+
+/// `patchbay`: the hub daemon and the tools to operate it.
+@main
+struct PatchbayCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "patchbay",
+    abstract: "A home-automation hub whose plugins run isolated, wired by typed routes.",
+    version: HubVersion.current,
+    subcommands: [])
+}

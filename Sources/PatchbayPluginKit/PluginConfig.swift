@@ -1,0 +1,37 @@
+import Foundation
+
+extension PluginContext {
+  /// Decodes the instance's config into `type`. Unknown or mistyped keys become a
+  /// `PluginError.config` that names the key path and what was expected.
+  public func config<T: Decodable>(_ type: T.Type) throws -> T {
+    do {
+      return try JSONDecoder().decode(T.self, from: Data(configJSON.utf8))
+    } catch let DecodingError.keyNotFound(key, context) {
+      throw PluginError.config("missing required key '\(Self.path(context.codingPath + [key]))'")
+    } catch let DecodingError.typeMismatch(expected, context) {
+      throw PluginError.config("key '\(Self.path(context.codingPath))' must be \(Self.describe(expected))")
+    } catch let DecodingError.valueNotFound(expected, context) {
+      throw PluginError.config("key '\(Self.path(context.codingPath))' must be \(Self.describe(expected))")
+    } catch let DecodingError.dataCorrupted(context) {
+      throw PluginError.config("key '\(Self.path(context.codingPath))': \(context.debugDescription)")
+    } catch let error as PluginError {
+      throw error
+    } catch {
+      throw PluginError.config("\(error)")
+    }
+  }
+
+  static func path(_ keys: [CodingKey]) -> String {
+    keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+  }
+
+  static func describe(_ type: Any.Type) -> String {
+    switch type {
+    case is String.Type: "a string"
+    case is Bool.Type: "true or false"
+    case is Int.Type, is Int64.Type, is UInt16.Type, is UInt32.Type, is Int32.Type: "an integer"
+    case is Double.Type: "a number"
+    default: "a \(type)"
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import CPatchbayPlugin
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Builds the C descriptor for a Swift plugin type. A plugin library exports it like this:
+///
+/// ```swift
+/// @_cdecl("patchbay_plugin_describe")
+/// public func describe() -> UnsafeRawPointer {
+///   PluginExport.descriptor(for: MyPlugin.self, name: "my-plugin", version: "1.0.0",
+///                           description: "What it does")
+/// }
+/// ```
+/// One plugin type per library; the descriptor is built once and lives as long as the process.
+public enum PluginExport {
+  nonisolated(unsafe) static var factory: ((PluginContext) throws -> any PatchbayPlugin)?
+  nonisolated(unsafe) static var cached: UnsafeMutablePointer<pb_plugin_descriptor>?
+
+  public static func descriptor<P: PatchbayPlugin>(
+    for type: P.Type, name: String, version: String, description: String
+  ) -> UnsafeRawPointer {
+    if let cached { return UnsafeRawPointer(cached) }
+    factory = { try P(context: $0) }
+    let descriptor = UnsafeMutablePointer<pb_plugin_descriptor>.allocate(capacity: 1)
+    descriptor.initialize(
+      to: pb_plugin_descriptor(
+        size: UInt32(MemoryLayout<pb_plugin_descriptor>.size),
+        abi_major: UInt32(PB_ABI_MAJOR), abi_minor: UInt32(PB_ABI_MINOR), reserved: 0,
+        name: UnsafePointer(strdup(name)), version: UnsafePointer(strdup(version)),
+        description: UnsafePointer(strdup(description)),
+        create: { args, instanceOut, errorOut in
+          guard let args, let instanceOut, let factory = PluginExport.factory else { return PB_ERR_INVALID_ARGUMENT }
+          let context = PluginContext(args: args)
+          do {
+            let plugin = try factory(context)
+            instanceOut.pointee = Unmanaged.passRetained(Instance(plugin: plugin, context: context)).toOpaque()
+            return PB_OK
+          } catch {
+            return PluginExport.fail(error, into: errorOut)
+          }
+        },
+        start: { instance, error in
+          guard let box = Instance.from(instance) else { return PB_ERR_INVALID_ARGUMENT }
+          do {
+            try box.plugin.start()
+            return PB_OK
+          } catch let failure {
+            return PluginExport.fail(failure, into: error)
+          }
+        },
+        receive: { instance, portIndex, raw, error in
+          guard let box = Instance.from(instance), let raw else { return PB_ERR_INVALID_ARGUMENT }
+          guard let port = box.context.inputs[portIndex] else { return PB_ERR_UNKNOWN_PORT }
+          guard let value = Value(borrowing: raw), value.type == port.type else { return PB_ERR_TYPE_MISMATCH }
+          do {
+            try box.plugin.receive(value, on: port)
+            return PB_OK
+          } catch let failure {
+            return PluginExport.fail(failure, into: error)
+          }
+        },
+        stop: { instance, _ in
+          Instance.from(instance)?.plugin.stop()
+          return PB_OK
+        },
+        destroy: { instance in
+          guard let instance else { return }
+          Unmanaged<Instance>.fromOpaque(instance).release()
+        }))
+    cached = descriptor
+    return UnsafeRawPointer(descriptor)
+  }
+
+  /// Writes an error's message into the host's buffer and returns its status code.
+  static func fail(_ error: any Error, into buffer: UnsafeMutablePointer<pb_error>?) -> pb_status {
+    let message = (error as? PluginError)?.description ?? "\(error)"
+    if let buffer {
+      withUnsafeMutableBytes(of: &buffer.pointee.message) { bytes in
+        let utf8 = Array(message.utf8.prefix(bytes.count - 1))
+        bytes.copyBytes(from: utf8)
+        bytes[utf8.count] = 0
+      }
+    }
+    return (error as? PluginError)?.code.rawValue ?? PB_ERR_INTERNAL
+  }
+}
+
+/// What the opaque instance pointer points at.
+final class Instance {
+  let plugin: any PatchbayPlugin
+  let context: PluginContext
+  init(plugin: any PatchbayPlugin, context: PluginContext) {
+    self.plugin = plugin
+    self.context = context
+  }
+  static func from(_ pointer: UnsafeMutableRawPointer?) -> Instance? {
+    pointer.map { Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue() }
+  }
+}

@@ -1,0 +1,162 @@
+import PatchbayValues
+
+/// What a plugin library says about itself (its descriptor).
+public struct PluginInfo: Sendable, Equatable, Codable {
+  public var name: String
+  public var version: String
+  public var description: String
+  public var abiMajor: UInt32
+  public var abiMinor: UInt32
+
+  public init(name: String, version: String, description: String, abiMajor: UInt32, abiMinor: UInt32) {
+    self.name = name
+    self.version = version
+    self.description = description
+    self.abiMajor = abiMajor
+    self.abiMinor = abiMinor
+  }
+}
+
+/// The step of a plugin's life that failed.
+public enum LifecycleStage: UInt8, Sendable, Equatable, Codable {
+  case load = 1, create, start, stop
+
+  public var name: String {
+    switch self {
+    case .load: "load"
+    case .create: "create"
+    case .start: "start"
+    case .stop: "stop"
+    }
+  }
+}
+
+/// Messages from a plugin-host process to the hub.
+public enum HostMessage: Sendable, Equatable {
+  case hello(protocolVersion: UInt8, pid: Int32)
+  case described(PluginInfo)
+  case created(PluginInfo, ports: [PortDescriptor])
+  case failed(stage: LifecycleStage, status: Int32, message: String)
+  case started
+  case publish(port: UInt32, value: Value)
+  /// level is PB_LOG_*.
+  case log(level: UInt8, message: String)
+  case heartbeat(sequence: UInt64)
+  case stopped
+
+  enum Tag: UInt8 {
+    case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped
+  }
+
+  /// Most ports a plugin may declare.
+  public static let maximumPorts = 1024
+
+  public func encode() -> [UInt8] {
+    var writer = FrameWriter()
+    writer.u8(WireProtocol.version)
+    func header(_ tag: Tag) {
+      writer.u8(tag.rawValue)
+      writer.u16(0)
+    }
+    switch self {
+    case .hello(let version, let pid):
+      header(.hello)
+      writer.u8(version)
+      writer.u32(UInt32(bitPattern: pid))
+    case .described(let info):
+      header(.described)
+      writer.info(info)
+    case .created(let info, let ports):
+      header(.created)
+      writer.info(info)
+      writer.u32(UInt32(ports.count))
+      for port in ports {
+        writer.string(port.name)
+        writer.u8(UInt8(port.direction.rawValue))
+        writer.u8(UInt8(port.kind.rawValue))
+        writer.u8(UInt8(port.type.rawValue))
+        writer.string(port.description)
+      }
+    case .failed(let stage, let status, let message):
+      header(.failed)
+      writer.u8(stage.rawValue)
+      writer.u32(UInt32(bitPattern: status))
+      writer.string(message)
+    case .started:
+      header(.started)
+    case .publish(let port, let value):
+      header(.publish)
+      writer.u32(port)
+      writer.value(value)
+    case .log(let level, let message):
+      header(.log)
+      writer.u8(level)
+      writer.string(message)
+    case .heartbeat(let sequence):
+      header(.heartbeat)
+      writer.u64(sequence)
+    case .stopped:
+      header(.stopped)
+    }
+    return writer.bytes
+  }
+
+  public static func decode(_ frame: [UInt8]) throws(WireError) -> HostMessage {
+    var reader = try FrameReader(validatingHeaderOf: frame)
+    guard let tag = Tag(rawValue: frame[1]) else { throw .unknownMessage(frame[1]) }
+    let message: HostMessage
+    switch tag {
+    case .hello:
+      message = .hello(protocolVersion: try reader.u8(), pid: Int32(bitPattern: try reader.u32()))
+    case .described:
+      message = .described(try reader.info())
+    case .created:
+      let info = try reader.info()
+      let count = Int(try reader.u32())
+      guard count <= maximumPorts else { throw .invalid("\(count) ports exceeds \(maximumPorts)") }
+      var ports: [PortDescriptor] = []
+      for _ in 0..<count {
+        let name = try reader.string(maxBytes: 64)
+        let direction = try reader.u8()
+        let kind = try reader.u8()
+        let type = try reader.u8()
+        guard let direction = PortDirection(rawValue: UInt32(direction)),
+          let kind = PortKind(rawValue: UInt32(kind)), let type = ValueType(rawValue: UInt32(type))
+        else { throw .invalid("port '\(name)' has an unknown direction, kind or type") }
+        ports.append(
+          PortDescriptor(
+            name: name, direction: direction, kind: kind, type: type, description: try reader.string(maxBytes: 1024)))
+      }
+      message = .created(info, ports: ports)
+    case .failed:
+      let rawStage = try reader.u8()
+      guard let stage = LifecycleStage(rawValue: rawStage) else { throw .invalid("unknown stage \(rawStage)") }
+      message = .failed(stage: stage, status: Int32(bitPattern: try reader.u32()), message: try reader.string())
+    case .started: message = .started
+    case .publish: message = .publish(port: try reader.u32(), value: try reader.value())
+    case .log: message = .log(level: try reader.u8(), message: try reader.string())
+    case .heartbeat: message = .heartbeat(sequence: try reader.u64())
+    case .stopped: message = .stopped
+    }
+    try reader.expectEnd()
+    return message
+  }
+}
+
+extension FrameWriter {
+  mutating func info(_ info: PluginInfo) {
+    string(info.name)
+    string(info.version)
+    string(info.description)
+    u32(info.abiMajor)
+    u32(info.abiMinor)
+  }
+}
+
+extension FrameReader {
+  mutating func info() throws(WireError) -> PluginInfo {
+    PluginInfo(
+      name: try string(maxBytes: 256), version: try string(maxBytes: 256), description: try string(maxBytes: 4096),
+      abiMajor: try u32(), abiMinor: try u32())
+  }
+}

@@ -1,0 +1,113 @@
+import PatchbayValues
+
+/// What a plugin instance should be: sent by the hub after `hello`.
+public struct LoadRequest: Sendable, Equatable {
+  public var libraryPath: String
+  public var instanceName: String
+  /// The instance's own config section, as a JSON object.
+  public var configJSON: String
+  public var stateDirectory: String
+  /// Lowest level forwarded to the hub (PB_LOG_*).
+  public var logLevel: UInt8
+
+  public init(libraryPath: String, instanceName: String, configJSON: String, stateDirectory: String, logLevel: UInt8) {
+    self.libraryPath = libraryPath
+    self.instanceName = instanceName
+    self.configJSON = configJSON
+    self.stateDirectory = stateDirectory
+    self.logLevel = logLevel
+  }
+}
+
+/// Messages from the hub to a plugin-host process.
+public enum HubMessage: Sendable, Equatable {
+  case hello(protocolVersion: UInt8)
+  /// Only describe the library (for `patchbay plugins`): no create.
+  case describe(libraryPath: String)
+  /// dlopen, check the ABI, create the instance and report its ports.
+  case load(LoadRequest)
+  case start
+  case input(port: UInt32, value: Value)
+  /// Answered with the same sequence number from the plugin context, proving it is not stuck.
+  case heartbeat(sequence: UInt64)
+  /// stop(), destroy(), then exit 0.
+  case stop
+
+  enum Tag: UInt8 {
+    case hello = 1, describe, load, start, input, heartbeat, stop
+  }
+
+  public func encode() -> [UInt8] {
+    var writer = FrameWriter()
+    writer.u8(WireProtocol.version)
+    switch self {
+    case .hello(let version):
+      writer.u8(Tag.hello.rawValue)
+      writer.u16(0)
+      writer.u8(version)
+    case .describe(let path):
+      writer.u8(Tag.describe.rawValue)
+      writer.u16(0)
+      writer.string(path)
+    case .load(let request):
+      writer.u8(Tag.load.rawValue)
+      writer.u16(0)
+      writer.string(request.libraryPath)
+      writer.string(request.instanceName)
+      writer.string(request.configJSON)
+      writer.string(request.stateDirectory)
+      writer.u8(request.logLevel)
+    case .start:
+      writer.u8(Tag.start.rawValue)
+      writer.u16(0)
+    case .input(let port, let value):
+      writer.u8(Tag.input.rawValue)
+      writer.u16(0)
+      writer.u32(port)
+      writer.value(value)
+    case .heartbeat(let sequence):
+      writer.u8(Tag.heartbeat.rawValue)
+      writer.u16(0)
+      writer.u64(sequence)
+    case .stop:
+      writer.u8(Tag.stop.rawValue)
+      writer.u16(0)
+    }
+    return writer.bytes
+  }
+
+  public static func decode(_ frame: [UInt8]) throws(WireError) -> HubMessage {
+    var reader = try FrameReader(validatingHeaderOf: frame)
+    let tagByte = frame[1]
+    guard let tag = Tag(rawValue: tagByte) else { throw .unknownMessage(tagByte) }
+    let message: HubMessage
+    switch tag {
+    case .hello: message = .hello(protocolVersion: try reader.u8())
+    case .describe: message = .describe(libraryPath: try reader.string())
+    case .load:
+      message = .load(
+        LoadRequest(
+          libraryPath: try reader.string(), instanceName: try reader.string(), configJSON: try reader.string(),
+          stateDirectory: try reader.string(), logLevel: try reader.u8()))
+    case .start: message = .start
+    case .input: message = .input(port: try reader.u32(), value: try reader.value())
+    case .heartbeat: message = .heartbeat(sequence: try reader.u64())
+    case .stop: message = .stop
+    }
+    try reader.expectEnd()
+    return message
+  }
+}
+
+extension FrameReader {
+  /// Checks size, version and the reserved field; positions the reader after the header.
+  public init(validatingHeaderOf frame: [UInt8]) throws(WireError) {
+    guard frame.count <= WireProtocol.maximumFrameBytes else { throw .oversized(frame.count) }
+    guard frame.count >= WireProtocol.headerBytes else {
+      throw .truncated("\(frame.count) bytes is shorter than the \(WireProtocol.headerBytes)-byte header")
+    }
+    guard frame[0] == WireProtocol.version else { throw .unknownVersion(frame[0]) }
+    guard frame[2] == 0, frame[3] == 0 else { throw .invalid("reserved header bytes are not zero") }
+    self.init(frame, offset: WireProtocol.headerBytes)
+  }
+}

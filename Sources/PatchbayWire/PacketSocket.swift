@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One end of a Unix SOCK_SEQPACKET socket: message boundaries are kept by the kernel, so one
+/// `send` is one frame. Sends from several threads are safe (each is atomic).
+public final class PacketSocket: @unchecked Sendable {
+  public let descriptor: Int32
+
+  public init(descriptor: Int32) { self.descriptor = descriptor }
+
+  /// A connected pair, close-on-exec.
+  public static func pair() throws(SocketError) -> (PacketSocket, PacketSocket) {
+    var fds: [Int32] = [0, 0]
+    guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+      throw SocketError(operation: "socketpair", errno: errno)
+    }
+    return (PacketSocket(descriptor: fds[0]), PacketSocket(descriptor: fds[1]))
+  }
+
+  public enum ReceiveResult: Sendable {
+    case frame([UInt8])
+    /// The frame was larger than the limit; it has been consumed and discarded.
+    case oversized(Int)
+    case closed
+  }
+
+  /// Blocks for the next frame.
+  public func receive(limit: Int = WireProtocol.maximumFrameBytes) -> ReceiveResult {
+    var buffer = [UInt8](repeating: 0, count: limit + 1)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_TRUNC)) }
+      if count > 0 {
+        if count > limit { return .oversized(count) }
+        return .frame(Array(buffer[0..<count]))
+      }
+      if count == 0 { return .closed }
+      if errno == EINTR { continue }
+      return .closed
+    }
+  }
+
+  /// Sends one frame; false when the peer is gone.
+  @discardableResult
+  public func send(_ frame: [UInt8]) -> Bool {
+    while true {
+      let sent = frame.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if sent == frame.count { return true }
+      if sent < 0, errno == EINTR { continue }
+      return false
+    }
+  }
+
+  /// Ends both directions: a thread blocked in `receive` returns `.closed`.
+  public func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+
+  public func close() { _ = Glibc.close(descriptor) }
+}
+
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+  public var operation: String
+  public var errno: Int32
+  public init(operation: String, errno: Int32) {
+    self.operation = operation
+    self.errno = errno
+  }
+  public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,1 @@
+// patchbay-plugin-host: one process per plugin instance (work in progress).

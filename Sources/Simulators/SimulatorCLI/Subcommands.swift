@@ -1,0 +1,7 @@
+import ArgumentParser
+
+// Each simulator adds its subcommand here.
+let simulatorSubcommands: [any ParsableCommand.Type] = [
+  // BEGIN simulator subcommands
+  // END simulator subcommands
+]
