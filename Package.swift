@@ -73,7 +73,7 @@ let package = Package(
     .executableTarget(
       name: "SimulatorCLI",
       dependencies: [
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser")
         // BEGIN simulator dependencies
         // END simulator dependencies
       ],
@@ -84,6 +84,9 @@ let package = Package(
     // END homebridge targets
     // BEGIN hue targets
     // END hue targets
+
+    // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
+    .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
 
     // Example and test plugins.
     .target(
@@ -102,7 +105,7 @@ let package = Package(
       name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
       swiftSettings: strict),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
       swiftSettings: strict),
     // BEGIN flic tests
     // END flic tests

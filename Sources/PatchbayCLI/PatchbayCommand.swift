@@ -8,5 +8,5 @@ struct PatchbayCommand: AsyncParsableCommand {
     commandName: "patchbay",
     abstract: "A home-automation hub whose plugins run isolated, wired by typed routes.",
     version: HubVersion.current,
-    subcommands: [])
+    subcommands: pluginHelperCommands)
 }

@@ -77,7 +77,8 @@ extension Value {
       }
       raw.u.light = c
     case .button(let button):
-      raw.u.button = pb_button(action: button.action.rawValue, queued: button.queued ? 1 : 0, age_ms: button.ageMs, reserved: 0)
+      raw.u.button = pb_button(
+        action: button.action.rawValue, queued: button.queued ? 1 : 0, age_ms: button.ageMs, reserved: 0)
     }
     return withUnsafePointer(to: &raw, body)
   }

@@ -38,9 +38,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
     if let object = try? decoder.container(keyedBy: AnyKey.self) {
       // JSONDecoder does not keep key order; sort for a stable result.
-      self = .object(try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { key in
-        (key.stringValue, try object.decode(JSONValue.self, forKey: key))
-      })
+      self = .object(
+        try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { key in
+          (key.stringValue, try object.decode(JSONValue.self, forKey: key))
+        })
       return
     }
     let single = try decoder.singleValueContainer()

@@ -11,7 +11,8 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .truncated(let detail): "truncated frame: \(detail)"
     case .oversized(let size): "oversized frame: \(size) bytes (limit \(WireProtocol.maximumFrameBytes))"
-    case .unknownVersion(let version): "unknown wire protocol version \(version) (this side speaks \(WireProtocol.version))"
+    case .unknownVersion(let version):
+      "unknown wire protocol version \(version) (this side speaks \(WireProtocol.version))"
     case .unknownMessage(let type): "unknown message type \(type)"
     case .invalid(let detail): "invalid frame: \(detail)"
     }

@@ -1,0 +1,8 @@
+import ArgumentParser
+
+// Per-plugin helper commands (`patchbay flic scan`, `patchbay hue pair`, ...). Each bundled
+// plugin that needs pairing adds its command group here.
+let pluginHelperCommands: [any ParsableCommand.Type] = [
+  // BEGIN plugin helper commands
+  // END plugin helper commands
+]

@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A program started by a test, with its output captured line by line. Killed on deinit so a
+/// failing test leaves nothing behind.
+public final class ChildProcess: @unchecked Sendable {
+  public let process = Process()
+  private let lock = NSLock()
+  private var outputLines: [String] = []
+  private var partial = Data()
+
+  /// Starts `executable` with `arguments`. stdout and stderr are merged into `output`.
+  public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      guard let self else { return }
+      if data.isEmpty {
+        handle.readabilityHandler = nil
+        return
+      }
+      self.append(data)
+    }
+    try process.run()
+  }
+
+  private func append(_ data: Data) {
+    lock.lock()
+    defer { lock.unlock() }
+    partial.append(data)
+    while let newline = partial.firstIndex(of: 0x0A) {
+      outputLines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+      partial.removeSubrange(partial.startIndex...newline)
+    }
+  }
+
+  /// Every complete line printed so far.
+  public var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return outputLines
+  }
+
+  public var output: String { lines.joined(separator: "\n") }
+
+  public var pid: Int32 { process.processIdentifier }
+  public var isRunning: Bool { process.isRunning }
+
+  /// Waits until a printed line contains `text`.
+  public func waitForLine(containing text: String, within seconds: Double = 30) throws {
+    try eventually("a line containing '\(text)'; output so far:\n\(output)", within: seconds) {
+      lines.contains { $0.contains(text) }
+    }
+  }
+
+  public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+  /// Sends SIGTERM and waits for exit; returns the exit status.
+  @discardableResult
+  public func terminate(within seconds: Double = 30) throws -> Int32 {
+    if process.isRunning { signal(SIGTERM) }
+    try eventually("process \(pid) to exit", within: seconds) { !process.isRunning }
+    return process.terminationStatus
+  }
+
+  /// Waits for the process to exit by itself; returns its exit status.
+  @discardableResult
+  public func waitForExit(within seconds: Double = 60) throws -> Int32 {
+    try eventually("process \(pid) to exit; output so far:\n\(output)", within: seconds) { !process.isRunning }
+    return process.terminationStatus
+  }
+
+  deinit {
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
+}
+
+/// Runs a program to completion and returns its exit status and merged output.
+public func runProgram(_ executable: String, _ arguments: [String], within seconds: Double = 120) throws
+  -> (status: Int32, output: String)
+{
+  let child = try ChildProcess(executable, arguments)
+  let status = try child.waitForExit(within: seconds)
+  // Let the reader drain the pipe.
+  try? eventually("output drained", within: 2) { false }
+  return (status, child.output)
+}
