@@ -37,6 +37,8 @@ let package = Package(
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
     .target(name: "CPatchbayPlugin", path: "Sources/CPatchbayPlugin"),
+    // Linux process controls (parent-death signal) for the plugin host.
+    .target(name: "CProcessControl", path: "Sources/CProcessControl"),
     // The hub's typed values and port descriptions.
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
     // Framed, versioned messages between the hub and a plugin-host process.
@@ -64,7 +66,7 @@ let package = Package(
       path: "Sources/PatchbayCLI", swiftSettings: strict),
     // One process per plugin instance: loads the library, speaks the wire protocol.
     .executableTarget(
-      name: "PluginHost", dependencies: ["CPatchbayPlugin", "PatchbayValues", "PatchbayWire"],
+      name: "PluginHost", dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayWire"],
       path: "Sources/PluginHost", swiftSettings: strict),
     // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
     .target(

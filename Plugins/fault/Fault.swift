@@ -1,0 +1,97 @@
+import Foundation
+import PatchbayPluginKit
+
+/// fault: a plugin that misbehaves on command, for proving the hub's isolation and supervisor.
+///
+/// Inputs: `command` (event, text): segfault | abort | exit CODE | hang | leak MB | flood N | slow MS;
+/// `events` (event, integer): echoed on output `echo` (and recorded when `record` is set),
+/// after sleeping `slow` ms if a slow-consumer mode is on.
+/// Config: `on_start` = a command to run inside start(); `on_input` = a command to run when any
+/// `events` value arrives; `record` = file path for JSON lines of received events.
+final class Fault: PatchbayPlugin {
+  struct Config: Decodable {
+    var on_start: String?
+    var on_input: String?
+    var record: String?
+  }
+
+  let context: PluginContext
+  let config: Config
+  let echo: OutputPort
+  let flood: OutputPort
+  let command: InputPort
+  let events: InputPort
+  var slowMs = 0
+  var leaked: [UnsafeMutableRawPointer] = []
+  let record: FileHandle?
+
+  init(context: PluginContext) throws {
+    self.context = context
+    config = try context.config(Config.self)
+    command = try context.addInput("command", .text, kind: .event, description: "fault to inject")
+    events = try context.addInput("events", .integer, kind: .event, description: "echoed on `echo`")
+    echo = try context.addOutput("echo", .integer, kind: .event)
+    flood = try context.addOutput("flood", .integer, kind: .event)
+    if let path = config.record {
+      if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+      record = FileHandle(forWritingAtPath: path)
+      record?.seekToEndOfFile()
+    } else {
+      record = nil
+    }
+  }
+
+  func start() throws {
+    if let fault = config.on_start { run(fault) }
+  }
+
+  func receive(_ value: Value, on port: InputPort) throws {
+    switch (port, value) {
+    case (command, .text(let text)):
+      run(text)
+    case (events, .integer(let number)):
+      if let fault = config.on_input { run(fault) }
+      if slowMs > 0 { usleep(UInt32(slowMs) * 1000) }
+      record?.write(Data("\(number)\n".utf8))
+      context.publish(.integer(number), on: echo)
+    default:
+      break
+    }
+  }
+
+  func run(_ command: String) {
+    let words = command.split(separator: " ")
+    let argument = words.count > 1 ? Int(words[1]) ?? 0 : 0
+    context.log(.warning, "injecting fault: \(command)")
+    switch words.first ?? "" {
+    case "segfault":
+      let pointer = UnsafeMutablePointer<Int>(bitPattern: 8)!
+      pointer.pointee = 42
+    case "abort":
+      abort()
+    case "exit":
+      exit(Int32(argument))
+    case "hang":
+      while true { sleep(1000) }
+    case "leak":
+      // Touch every page so the memory is really used.
+      for _ in 0..<max(argument, 1) {
+        guard let block = malloc(1024 * 1024) else { return }
+        memset(block, 1, 1024 * 1024)
+        leaked.append(block)
+      }
+    case "flood":
+      for number in 0..<argument { context.publish(.integer(Int64(number)), on: flood) }
+    case "slow":
+      slowMs = argument
+    default:
+      context.log(.error, "unknown fault '\(command)'")
+    }
+  }
+}
+
+@_cdecl("patchbay_plugin_describe")
+public func patchbayPluginDescribe() -> UnsafeRawPointer {
+  PluginExport.descriptor(
+    for: Fault.self, name: "fault", version: "1.0.0", description: "Misbehaves on command, for testing the hub")
+}

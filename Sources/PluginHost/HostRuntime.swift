@@ -1,0 +1,274 @@
+import CPatchbayPlugin
+import Dispatch
+import PatchbayValues
+import PatchbayWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One plugin instance inside this process: the host services table the plugin calls, and
+/// the plugin context (a serial queue) that runs every plugin callback one at a time.
+final class HostRuntime: @unchecked Sendable {
+  enum Phase: Int { case empty, creating, created, started, stopping, stopped }
+
+  let socket: PacketSocket
+  /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
+  let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
+  private let lock = PthreadLock()
+  private var phase = Phase.empty
+  private var ports: [PortDescriptor] = []
+  private var library: PluginLibrary?
+  private var instance: UnsafeMutableRawPointer?
+  private var config = InstanceConfig(json: "{}")
+  private var logLevel: UInt8 = UInt8(PB_LOG_INFO)
+  private var nextTimer: UInt64 = 1
+  private var liveTimers: Set<UInt64> = []
+  private var args = pb_create_args()
+  private var retainedArgStrings: [UnsafeMutablePointer<CChar>] = []
+  private let api: UnsafeMutablePointer<pb_host_api>
+
+  init(socket: PacketSocket) {
+    self.socket = socket
+    api = .allocate(capacity: 1)
+    api.initialize(to: HostRuntime.makeAPI())
+  }
+
+  // MARK: Messages from the hub (called on the reader thread; work moves to the plugin queue)
+
+  func handle(_ message: HubMessage) {
+    switch message {
+    case .hello:
+      break
+    case .describe(let path):
+      pluginQueue.async { self.describe(path) }
+    case .load(let request):
+      pluginQueue.async { self.load(request) }
+    case .start:
+      pluginQueue.async { self.start() }
+    case .input(let port, let value):
+      pluginQueue.async { self.deliver(port: port, value: value) }
+    case .heartbeat(let sequence):
+      // Answered from the plugin context: a callback that never returns stops the answers.
+      pluginQueue.async { self.socket.send(HostMessage.heartbeat(sequence: sequence).encode()) }
+    case .stop:
+      pluginQueue.async { self.stop(exit: true) }
+    }
+  }
+
+  private func describe(_ path: String) {
+    do throws(LoadFailure) {
+      let library = try PluginLibrary.open(path)
+      socket.send(HostMessage.described(library.info).encode())
+    } catch {
+      socket.send(HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
+    }
+    exit(0)
+  }
+
+  private func load(_ request: LoadRequest) {
+    let library: PluginLibrary
+    do throws(LoadFailure) {
+      library = try PluginLibrary.open(request.libraryPath)
+    } catch {
+      fail(.load, status: PB_ERR_NOT_SUPPORTED, error.message)
+    }
+    self.library = library
+    config = InstanceConfig(json: request.configJSON)
+    logLevel = request.logLevel
+    func keep(_ string: String) -> UnsafePointer<CChar> {
+      let copy = strdup(string)!
+      retainedArgStrings.append(copy)
+      return UnsafePointer(copy)
+    }
+    args = pb_create_args(
+      size: UInt32(MemoryLayout<pb_create_args>.size), reserved: 0, api: UnsafePointer(api),
+      host: OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), instance_name: keep(request.instanceName),
+      config_json: keep(request.configJSON), state_directory: keep(request.stateDirectory))
+    setPhase(.creating)
+    var error = pb_error()
+    var created: UnsafeMutableRawPointer?
+    let status = withUnsafePointer(to: &args) { library.descriptor.create($0, &created, &error) }
+    guard status == PB_OK else {
+      fail(.create, status: status, Self.message(error, status: status))
+    }
+    instance = created
+    setPhase(.created)
+    socket.send(HostMessage.created(library.info, ports: lock.withLock { ports }).encode())
+  }
+
+  private func start() {
+    guard let library, currentPhase == .created else { return }
+    setPhase(.started)  // publishing is allowed from inside start()
+    var error = pb_error()
+    let status = library.descriptor.start(instance, &error)
+    guard status == PB_OK else {
+      setPhase(.stopped)
+      library.descriptor.destroy(instance)
+      fail(.start, status: status, Self.message(error, status: status))
+    }
+    socket.send(HostMessage.started.encode())
+  }
+
+  private func deliver(port: UInt32, value: Value) {
+    guard let library, currentPhase == .started else { return }
+    let declared = lock.withLock { ports.indices.contains(Int(port)) ? ports[Int(port)] : nil }
+    guard let declared, declared.direction == .input, declared.type == value.type else {
+      log(UInt8(PB_LOG_ERROR), "hub sent a \(value.type.name) to port \(port), which is not such an input; ignored")
+      return
+    }
+    var error = pb_error()
+    let status = value.withCValue { library.descriptor.receive(instance, port, $0, &error) }
+    if status != PB_OK {
+      log(UInt8(PB_LOG_WARNING), "input '\(declared.name)' refused: \(Self.message(error, status: status))")
+    }
+  }
+
+  /// Stops and destroys the instance; with `exit`, ends the process after telling the hub.
+  func stop(exit shouldExit: Bool) {
+    if let library, currentPhase == .started || currentPhase == .created {
+      let wasStarted = currentPhase == .started
+      setPhase(.stopping)
+      var error = pb_error()
+      if wasStarted {
+        let status = library.descriptor.stop(instance, &error)
+        if status != PB_OK { log(UInt8(PB_LOG_WARNING), "stop: \(Self.message(error, status: status))") }
+      }
+      setPhase(.stopped)
+      library.descriptor.destroy(instance)
+    }
+    socket.send(HostMessage.stopped.encode())
+    if shouldExit { exit(0) }
+  }
+
+  private func fail(_ stage: LifecycleStage, status: Int32, _ message: String) -> Never {
+    socket.send(HostMessage.failed(stage: stage, status: status, message: message).encode())
+    exit(stage == .load ? 3 : 4)
+  }
+
+  static func message(_ error: pb_error, status: Int32) -> String {
+    var copy = error
+    let text = withUnsafeBytes(of: &copy.message) { bytes -> String in
+      let end = bytes.firstIndex(of: 0) ?? bytes.count
+      return String(decoding: bytes[0..<end], as: UTF8.self)
+    }
+    return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
+  }
+
+  // MARK: State shared with plugin threads
+
+  private var currentPhase: Phase { lock.withLock { phase } }
+  private func setPhase(_ new: Phase) { lock.withLock { phase = new } }
+
+  func log(_ level: UInt8, _ message: String) {
+    guard level >= logLevel else { return }
+    socket.send(HostMessage.log(level: level, message: String(message.prefix(8192))).encode())
+  }
+
+  // MARK: The host services table
+
+  static func runtime(_ host: OpaquePointer?) -> HostRuntime? {
+    guard let host else { return nil }
+    return Unmanaged<HostRuntime>.fromOpaque(UnsafeRawPointer(host)).takeUnretainedValue()
+  }
+
+  func addPort(_ raw: UnsafePointer<pb_port>?, _ indexOut: UnsafeMutablePointer<UInt32>?) -> pb_status {
+    guard currentPhase == .creating else {
+      log(UInt8(PB_LOG_ERROR), "add_port called outside create(); refused")
+      return PB_ERR_INVALID_STATE
+    }
+    guard let raw, raw.pointee.size >= UInt32(MemoryLayout<pb_port>.offset(of: \.description)! + 8) else {
+      log(UInt8(PB_LOG_ERROR), "add_port: NULL port or size too small")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    let port = raw.pointee
+    guard let cName = port.name else {
+      log(UInt8(PB_LOG_ERROR), "add_port: port name is NULL")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    let name = String(cString: cName)
+    guard PortDescriptor.isValidName(name) else {
+      log(UInt8(PB_LOG_ERROR), "add_port: invalid port name '\(name)' (1-64 of a-z, 0-9, _ and .)")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    guard let direction = PortDirection(rawValue: port.direction), let kind = PortKind(rawValue: port.kind),
+      let type = ValueType(rawValue: port.type)
+    else {
+      log(
+        UInt8(PB_LOG_ERROR),
+        "add_port '\(name)': unknown direction \(port.direction), kind \(port.kind) or type \(port.type)")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    let description = port.description.map { String(cString: $0) } ?? ""
+    let descriptor = PortDescriptor(
+      name: name, direction: direction, kind: kind, type: type, description: String(description.prefix(1024)))
+    let index: Int? = lock.withLock {
+      guard !ports.contains(where: { $0.name == descriptor.name }), ports.count < HostMessage.maximumPorts else {
+        return nil
+      }
+      ports.append(descriptor)
+      return ports.count - 1
+    }
+    guard let index else {
+      log(UInt8(PB_LOG_ERROR), "add_port: duplicate port name '\(name)' (or more than \(HostMessage.maximumPorts) ports)")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    indexOut?.pointee = UInt32(index)
+    return PB_OK
+  }
+
+  func publish(_ index: UInt32, _ raw: UnsafePointer<pb_value>?) -> pb_status {
+    guard let raw else { return PB_ERR_INVALID_ARGUMENT }
+    let snapshot: (Phase, PortDescriptor?) = lock.withLock {
+      (phase, ports.indices.contains(Int(index)) ? ports[Int(index)] : nil)
+    }
+    let (current, port) = snapshot
+    guard current == .started || current == .stopping else { return PB_ERR_INVALID_STATE }
+    guard let port, port.direction == .output else { return PB_ERR_UNKNOWN_PORT }
+    let value: Value
+    do throws(ValueRejection) {
+      value = try Value(publishedBy: raw)
+    } catch {
+      log(UInt8(PB_LOG_WARNING), "publish on '\(port.name)' refused: \(error)")
+      return PB_ERR_INVALID_ARGUMENT
+    }
+    guard value.type == port.type else { return PB_ERR_TYPE_MISMATCH }
+    return socket.send(HostMessage.publish(port: index, value: value).encode()) ? PB_OK : PB_ERR_UNAVAILABLE
+  }
+
+  func schedule(_ delay: UInt64, _ callback: pb_timer_fn?, _ userData: UnsafeMutableRawPointer?) -> UInt64? {
+    guard let callback else { return nil }
+    let id: UInt64 = lock.withLock {
+      defer { nextTimer += 1 }
+      liveTimers.insert(nextTimer)
+      return nextTimer
+    }
+    let context = UncheckedSendable((callback, userData))
+    pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
+      let due = self.lock.withLock { self.liveTimers.remove(id) != nil && self.phase == .started }
+      if due { context.value.0(context.value.1, id) }
+    }
+    return id
+  }
+
+  func cancelTimer(_ id: UInt64) -> pb_status {
+    lock.withLock { liveTimers.remove(id) != nil } ? PB_OK : PB_ERR_NOT_FOUND
+  }
+
+  func reportFault(_ code: pb_status, _ message: String) -> Never {
+    socket.send(HostMessage.log(level: UInt8(PB_LOG_ERROR), message: "plugin gave up: \(message)").encode())
+    exit(5)
+  }
+
+  func configAccess(_ path: UnsafePointer<CChar>?) -> JSONValue? {
+    guard let path else { return nil }
+    return config.lookup(String(cString: path))
+  }
+
+  func retained(_ string: String) -> UnsafePointer<CChar> { lock.withLock { config.retained(string) } }
+}
+
+struct UncheckedSendable<T>: @unchecked Sendable {
+  let value: T
+  init(_ value: T) { self.value = value }
+}
