@@ -10,8 +10,10 @@ struct CheckCommand: ParsableCommand {
   @OptionGroup var options: ConfigOptions
 
   func run() throws {
-    let config = try options.load()
-    let problems = ConfigChecker(config: config).check(config)
+    let (config, structural) = ConfigLoader().loadCollectingErrors(mainFile: options.config)
+    // Instances that failed to parse are unknown to the route checks; don't report their
+    // routes twice.
+    let problems = structural + ConfigChecker(config: config).check(config, skippingRoutesTo: structural.instanceNames)
     guard problems.isEmpty else {
       for problem in problems { printError(problem.description) }
       printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")

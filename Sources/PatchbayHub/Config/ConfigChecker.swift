@@ -11,7 +11,7 @@ public struct ConfigChecker: Sendable {
   public init(config: HubConfig) { locator = PluginLocator(configured: config.hub.pluginPath) }
 
   /// Every problem found, in file order; empty when the config is good.
-  public func check(_ config: HubConfig) -> [ConfigDiagnostic] {
+  public func check(_ config: HubConfig, skippingRoutesTo unparsed: Set<String> = []) -> [ConfigDiagnostic] {
     var diagnostics: [ConfigDiagnostic] = []
     let installed = locator.installedPlugins().map(\.name)
     var libraries: [(InstanceSpec, String)] = []
@@ -38,7 +38,7 @@ public struct ConfigChecker: Sendable {
       outcomes.withLock { $0[spec.name] = outcome }
     }
     var catalog: PortCatalog = [:]
-    var broken: Set<String> = Set(config.instances.map(\.name)).subtracting(libraries.map(\.0.name))
+    var broken: Set<String> = Set(config.instances.map(\.name)).subtracting(libraries.map(\.0.name)).union(unparsed.subtracting(config.instances.map(\.name)))
     for (spec, _) in libraries {
       switch outcomes.withLock({ $0[spec.name] }) {
       case .created(_, let ports)?: catalog[spec.name] = ports
@@ -58,6 +58,16 @@ public struct ConfigChecker: Sendable {
       }
     }
     return diagnostics
+  }
+}
+
+extension [ConfigDiagnostic] {
+  /// Instances named by diagnostics about `instances.NAME...`.
+  public var instanceNames: Set<String> {
+    Set(compactMap { diagnostic in
+      guard let key = diagnostic.key, key.hasPrefix("instances.") else { return nil }
+      return key.dropFirst("instances.".count).split(separator: ".").first.map(String.init)
+    })
   }
 }
 

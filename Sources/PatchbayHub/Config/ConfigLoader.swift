@@ -25,10 +25,22 @@ public struct ConfigLoader {
     return [mainFile] + extra
   }
 
+  /// The config, only if every file is free of structural errors (what `run` and reload need).
   public func load(mainFile: String) -> Result<HubConfig, ConfigErrors> {
+    let (config, diagnostics) = loadCollectingErrors(mainFile: mainFile)
+    guard diagnostics.isEmpty else { return .failure(ConfigErrors(diagnostics)) }
+    return .success(config)
+  }
+
+  /// Everything that could be read, plus every structural problem: `check` goes on to check
+  /// plugins and routes of the valid parts, so one run reports all mistakes.
+  public func loadCollectingErrors(mainFile: String) -> (HubConfig, [ConfigDiagnostic]) {
     var diagnostics: [ConfigDiagnostic] = []
     guard FileManager.default.fileExists(atPath: mainFile) else {
-      return .failure(ConfigErrors([ConfigDiagnostic(file: mainFile, message: "no such config file")]))
+      let empty = HubConfig(
+        files: [], hub: HubSettings(stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [], logLevel: "info"),
+        instances: [], routes: [])
+      return (empty, [ConfigDiagnostic(file: mainFile, message: "no such config file")])
     }
     var documents: [(String, JSONValue)] = []
     for file in Self.files(mainFile: mainFile) {
@@ -85,9 +97,7 @@ public struct ConfigLoader {
       }
     }
     routes.removeAll { $0.isPlaceholder }
-    guard diagnostics.isEmpty else { return .failure(ConfigErrors(diagnostics)) }
-    return .success(
-      HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes))
+    return (HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes), diagnostics)
   }
 
   // MARK: Sections
