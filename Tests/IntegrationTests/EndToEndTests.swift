@@ -74,6 +74,21 @@ import Testing
     try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
   }
 
+  @Test func pluginBuiltAgainstTheFrozenV1HeaderLoads() throws {
+    let harness = try HubHarness()
+    try harness.compileCPlugin(
+      name: "old", source: HubHarness.counterSource,
+      includeDirectory: HubHarness.repositoryRoot + "/Tests/Fixtures/abi-1.0")
+    try harness.writeConfig(
+      """
+      [instances.old]
+      plugin = "old"
+      """)
+    let check = try harness.cli("check")
+    #expect(check.status == 0, "\(check.output)")
+    #expect(check.output.contains("OK (1 instances, 0 routes)"))
+  }
+
   @Test func refusesBadLibrariesAndKeepsRunningTheRest() throws {
     let harness = try HubHarness()
     try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)

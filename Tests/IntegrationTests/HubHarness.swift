@@ -48,12 +48,14 @@ final class HubHarness: @unchecked Sendable {
   }
 
   /// Compiles a C plugin into the plugin directory with the system compiler and the header alone.
-  func compileCPlugin(name: String, source: String, defines: [String] = []) throws {
+  func compileCPlugin(
+    name: String, source: String, defines: [String] = [], includeDirectory: String = HubHarness.headerDirectory
+  ) throws {
     let sourcePath = try directory.write("src/\(name).c", source)
     try FileManager.default.createDirectory(atPath: directory.path + "/plugins", withIntermediateDirectories: true)
     let result = try runProgram(
       "/usr/bin/env",
-      ["cc", "-shared", "-fPIC", "-Wall", "-I", Self.headerDirectory] + defines
+      ["cc", "-shared", "-fPIC", "-Wall", "-I", includeDirectory] + defines
         + ["-o", "\(directory.path)/plugins/\(name).so", sourcePath])
     guard result.status == 0 else { throw HarnessError("cc failed: \(result.output)") }
   }
