@@ -123,6 +123,43 @@ import Testing
     try harness.stop()
   }
 
+  @Test func memoryLimitEndsALeakingPluginAndSlowConsumersDropCountedEvents() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(
+      """
+      [instances.leaky]
+      plugin = "fault"
+      memory_limit_mb = 300
+      restart = "temporary"
+
+      [instances.slow]
+      plugin = "fault"
+      queue_size = 5
+
+      [instances.source]
+      plugin = "fault"
+
+      [[routes]]
+      name = "flood"
+      from = "source.flood"
+      to = "slow.events"
+      """)
+    try harness.start()
+    let hub = harness.hub!
+    #expect(try harness.cli("send", "leaky.command", "leak 1000").status == 0)
+    try hub.waitForLine(containing: "[leaky] plugin process")
+    try hub.waitForLine(containing: "[leaky] failed: ended")
+    #expect(try harness.cli("send", "slow.command", "slow 200").status == 0)
+    #expect(try harness.cli("send", "source.command", "flood 200").status == 0)
+    try hub.waitForLine(containing: "queue of slow.events is full")
+    try eventually("drops counted on the route") {
+      let status = try harness.cli("status").output
+      return status.contains("routes[1]  flood  drops") && !status.contains("flood  drops 0")
+    }
+    try harness.stop()
+  }
+
   @Test func killingTheHubLeavesNoPluginProcess() throws {
     let harness = try HubHarness()
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
