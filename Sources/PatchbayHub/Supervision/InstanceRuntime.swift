@@ -33,8 +33,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   private var phase = InstancePhase.stopped
   private var ports: [PortDescriptor] = []
   private var startedAt: Double?
-  private var restartTimes: [Double] = []
-  private var consecutiveFailures = 0
+  private var planner: RestartPlanner
   private var heartbeatSequence: UInt64 = 0
   private var heartbeatOutstandingSince: Double?
   private var lastHeartbeatSent: Double = 0
@@ -62,6 +61,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     self.delegate = delegate
     self.clock = clock
     inbox = InstanceInbox(bound: spec.supervision.queueSize)
+    planner = RestartPlanner(settings: spec.supervision)
     var logger = Logger(label: spec.name)
     logger.logLevel = Logger.Level(rawValue: spec.logLevel) ?? .info
     self.logger = logger
@@ -163,8 +163,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   func restartNow() {
     stop()
     lock.withLock {
-      restartTimes.removeAll()
-      consecutiveFailures = 0
+      planner.reset()
       failure = nil
       failedSince = nil
     }
@@ -249,46 +248,31 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
 
   /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
   private func scheduleRestart(after reason: ExitReason) {
-    let settings = spec.supervision
     let now = clock()
-    switch settings.restart {
-    case .temporary:
-      markFailed("ended (\(reason)); restart policy is temporary")
-      return
-    case .transient where reason.isNormal:
+    let decision = lock.withLock {
+      planner.decide(after: reason, ranFor: lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
+    }
+    switch decision {
+    case .stayStopped:
       lock.withLock { phase = .stopped }
       logger.info("ended normally; restart policy is transient, not restarting")
-      return
-    default:
-      break
-    }
-    let decision: (delay: Double, count: Int)? = lock.withLock {
-      if let ranFor = lastRunDuration, ranFor >= settings.stableAfter { consecutiveFailures = 0 }
-      restartTimes = restartTimes.filter { now - $0 < settings.restartWindow }
-      guard restartTimes.count < settings.maxRestarts else { return nil }
-      restartTimes.append(now)
-      let base = min(settings.backoffMax, settings.backoffInitial * pow(2, Double(consecutiveFailures)))
-      consecutiveFailures += 1
-      restarts += 1
-      phase = .restarting
-      // Jitter of +-20 % spreads restarts of instances that failed together.
-      return (base * Double.random(in: 0.8...1.2), restartTimes.count)
-    }
-    guard let decision else {
-      markFailed(
-        "restarted \(settings.maxRestarts) times within \(Int(settings.restartWindow)) s; left down (last: \(reason))")
-      return
-    }
-    logger.warning(
-      "restarting in \(String(format: "%.2f", decision.delay)) s (restart \(decision.count) of at most \(settings.maxRestarts) within \(Int(settings.restartWindow)) s)"
-    )
-    let generationAtSchedule = lock.withLock { generation }
-    timers.asyncAfter(deadline: .now() + decision.delay) { [self] in
-      let stillWanted = lock.withLock { phase == .restarting && generation == generationAtSchedule && !deliberateStop }
-      if stillWanted { launch() }
+    case .fail(let reason):
+      markFailed(reason)
+    case .restart(let delay, let attempt):
+      let generationAtSchedule = lock.withLock {
+        restarts += 1
+        phase = .restarting
+        return generation
+      }
+      logger.warning(
+        "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
+      )
+      timers.asyncAfter(deadline: .now() + delay) { [self] in
+        let stillWanted = lock.withLock { phase == .restarting && generation == generationAtSchedule && !deliberateStop }
+        if stillWanted { launch() }
+      }
     }
   }
-
 
   private func markFailed(_ reason: String) {
     lock.withLock {
