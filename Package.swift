@@ -9,6 +9,9 @@ func swiftPlugin(_ name: String, target: String) -> Product {
   .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
 }
 
+// Fuzz targets are built only for fuzzing: PATCHBAY_FUZZ=1 swift build -Xswiftc -sanitize=fuzzer,address
+let fuzzing = Context.environment["PATCHBAY_FUZZ"] == "1"
+
 let package = Package(
   name: "patchbay",
   platforms: [.macOS(.v14)],
@@ -119,3 +122,10 @@ let package = Package(
     // END hue tests
   ]
 )
+
+if fuzzing {
+  package.targets.append(
+    .executableTarget(
+      name: "ConfigFuzzer", dependencies: ["PatchbayHub"], path: "Fuzz/config",
+      exclude: ["run-fuzz"], swiftSettings: strict))
+}
