@@ -223,7 +223,7 @@ final class FlicdConnection: @unchecked Sendable {
       case .dropStale(let action, let age):
         events.log(
           .info,
-          "dropped a queued \(action) of \(config.buttons[index].name): \(age) s old, "
+          "dropped a queued \(action.configName) of \(config.buttons[index].name): \(age) s old, "
             + "older than max_queued_age_s = \(config.maxQueuedAgeSeconds)")
       case .ignore: break
       }
@@ -312,5 +312,18 @@ final class FlicdClientHandler: ChannelInboundHandler {
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
     context.close(promise: nil)
+  }
+}
+
+extension ButtonAction {
+  /// The action's name as configs and `patchbay send` spell it.
+  var configName: String {
+    switch self {
+    case .down: "down"
+    case .up: "up"
+    case .click: "click"
+    case .doubleClick: "double_click"
+    case .hold: "hold"
+    }
   }
 }

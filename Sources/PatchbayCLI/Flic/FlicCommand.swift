@@ -23,3 +23,8 @@ struct FlicdOptions: ParsableArguments {
     }
   }
 }
+
+/// Prints a line unbuffered, so progress shows at once also through a pipe.
+func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

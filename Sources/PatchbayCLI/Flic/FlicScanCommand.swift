@@ -18,28 +18,28 @@ struct FlicScanCommand: ParsableCommand {
     defer { link.close() }
     let deadline = Date().addingTimeInterval(timeout)
     let wizard: UInt32 = 1
-    print("Searching for a new Flic button at flicd \(link.endpoint): hold the button for 7 seconds...")
+    say("Searching for a new Flic button at flicd \(link.endpoint): hold the button for 7 seconds...")
     link.send(.createScanWizard(scanWizardID: wizard))
     var found: (address: BluetoothAddress, name: String)?
     do {
       while true {
         switch try link.next(before: deadline) {
         case .scanWizardFoundPrivateButton(wizard):
-          print("Found a private button: hold it for 7 seconds to make it public.")
+          say("Found a private button: hold it for 7 seconds to make it public.")
         case .scanWizardFoundPublicButton(wizard, let address, let name):
           found = (address, name)
-          print("Found \(name) (\(address)), connecting...")
+          say("Found \(name) (\(address)), connecting...")
         case .scanWizardButtonConnected(wizard):
-          print("Connected, verifying...")
+          say("Connected, verifying...")
         case .scanWizardCompleted(wizard, let result):
           guard result == .success, let found else {
             printError("pairing failed: \(Self.explain(result))")
             throw ExitCode(1)
           }
-          print("Paired: \(found.address) \(found.name)")
-          print("")
-          print("Add it to your config:")
-          print(Self.snippet(instance: instance, address: found.address, name: found.name))
+          say("Paired: \(found.address) \(found.name)")
+          say("")
+          say("Add it to your config:")
+          say(Self.snippet(instance: instance, address: found.address, name: found.name))
           return
         default:
           continue
