@@ -62,6 +62,8 @@ public struct FlicdCommand: ParsableCommand {
       do {
         let answer = try server.perform(line)
         if answer == "bye" { quit.signal() }
+        // `ok` is implied; anything else (status, stored) is worth showing.
+        if !answer.isEmpty && answer != "ok" && answer != "bye" { server.log.line("\(source): \(answer)") }
       } catch {
         server.log.line("\(source): \(error)")
       }
