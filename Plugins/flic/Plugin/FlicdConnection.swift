@@ -33,6 +33,10 @@ final class FlicdConnection: @unchecked Sendable {
   private var pingTask: Scheduled<Void>?
   private var pingDeadline: Scheduled<Void>?
   private var nextPingID: UInt32 = 1
+  private var outstandingPing: UInt32?
+  /// Whether flicd said something sensible on this link; only then is the back-off reset, so
+  /// a peer that accepts and then fails at once is retried ever more slowly.
+  private var linkProvedHealthy = false
   private var linked: [Bool?]
 
   init(config: FlicConfig, events: Events) {
@@ -115,7 +119,7 @@ final class FlicdConnection: @unchecked Sendable {
       .info,
       "connected to flicd at \(endpoint)\(failuresInARow > 0 ? " after \(failuresInARow) failed attempts" : "")")
     failuresInARow = 0
-    backoff.reset()
+    linkProvedHealthy = false
     send(.getInfo)
     for index in config.buttons.indices { openChannel(index) }
     schedulePing()
@@ -138,7 +142,6 @@ final class FlicdConnection: @unchecked Sendable {
     cancelPing()
     for index in config.buttons.indices { setLinked(index, false) }
     if !stopped {
-      backoff.reset()
       scheduleReconnect(because: "lost flicd at \(endpoint): \(reason)")
     }
   }
@@ -160,6 +163,7 @@ final class FlicdConnection: @unchecked Sendable {
       guard channel != nil else { return }
       let id = nextPingID
       nextPingID &+= 1
+      outstandingPing = id
       send(.ping(pingID: id))
       pingDeadline = loop.scheduleTask(in: .milliseconds(Int64(config.pingTimeoutSeconds * 1000))) { [self] in
         dropLink("flicd did not answer ping \(id) within \(config.pingTimeoutSeconds) s; reconnecting")
@@ -172,14 +176,22 @@ final class FlicdConnection: @unchecked Sendable {
     pingDeadline?.cancel()
     pingTask = nil
     pingDeadline = nil
+    outstandingPing = nil
   }
 
   // MARK: Events from flicd
 
   func received(_ event: EventPacket, generation eventGeneration: Int) {
     guard eventGeneration == generation, !stopped else { return }
+    if !linkProvedHealthy, !event.isUnknown {
+      linkProvedHealthy = true
+      backoff.reset()
+    }
     switch event {
-    case .pingResponse:
+    case .pingResponse(let id):
+      // Only the answer to our outstanding ping restarts the cycle.
+      guard id == outstandingPing else { return }
+      outstandingPing = nil
       pingDeadline?.cancel()
       pingDeadline = nil
       schedulePing()
@@ -312,6 +324,12 @@ final class FlicdClientHandler: ChannelInboundHandler {
 
   func errorCaught(context: ChannelHandlerContext, error: Error) {
     context.close(promise: nil)
+  }
+}
+
+extension EventPacket {
+  var isUnknown: Bool {
+    if case .unknown = self { true } else { false }
   }
 }
 
