@@ -176,4 +176,19 @@ import Testing
     #expect(none.status == 1)
     #expect(none.output.contains("no button paired"))
   }
+
+  @Test func checkNamesTheKeyOfAFlicConfigMistake() throws {
+    let config = try directory.write(
+      "bad.toml",
+      """
+      [instances.buttons]
+      plugin = "flic"
+      [[instances.buttons.buttons]]
+      name = "bedside"
+      address = "80:e4:da:71:b6"
+      """)
+    let check = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", config])
+    #expect(check.status != 0)
+    #expect(check.output.contains("buttons.0.address '80:e4:da:71:b6' must be a Bluetooth address"))
+  }
 }
