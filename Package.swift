@@ -136,8 +136,9 @@ let package = Package(
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
-        "HomebridgeProtocol", "HomebridgePlugin", "HomebridgeSimulator", "PatchbayTestSupport",
+        "HomebridgeProtocol", "HomebridgePlugin", "PatchbayTestSupport",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
       swiftSettings: strict),
     // END homebridge tests

@@ -134,7 +134,8 @@ public struct ClientSession: Sendable {
         break
       }
       guard let conformed = spec.conformed(value) else {
-        output.log(.warning, "HomeKit wrote \(key) = \(Self.excerpt(value.jsonText)), not a \(spec.format.rawValue); ignored")
+        output.log(
+          .warning, "HomeKit wrote \(key) = \(Self.excerpt(value.jsonText)), not a \(spec.format.rawValue); ignored")
         break
       }
       if !spec.isEvent { values[key] = conformed }
