@@ -34,6 +34,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -53,6 +54,7 @@ let package = Package(
         "PatchbayValues", "PatchbayWire",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
+        .product(name: "DequeModule", package: "swift-collections"),
       ],
       path: "Sources/PatchbayHub", swiftSettings: strict),
     .executableTarget(

@@ -22,7 +22,7 @@ final class Fault: PatchbayPlugin {
   let command: InputPort
   let events: InputPort
   var slowMs = 0
-  var leaked: [UnsafeMutableRawPointer] = []
+  var leaked: [[UInt8]] = []
   let record: FileHandle?
 
   init(context: PluginContext) throws {
@@ -74,12 +74,9 @@ final class Fault: PatchbayPlugin {
     case "hang":
       while true { sleep(1000) }
     case "leak":
-      // Touch every page so the memory is really used.
-      for _ in 0..<max(argument, 1) {
-        guard let block = malloc(1024 * 1024) else { return }
-        memset(block, 1, 1024 * 1024)
-        leaked.append(block)
-      }
+      // Filled arrays, so the pages are really used; past the memory limit the allocation
+      // fails and the Swift runtime ends the process, as a real leak would.
+      for _ in 0..<max(argument, 1) { leaked.append([UInt8](repeating: 1, count: 1024 * 1024)) }
     case "flood":
       for number in 0..<argument { context.publish(.integer(Int64(number)), on: flood) }
     case "slow":

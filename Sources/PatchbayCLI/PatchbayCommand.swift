@@ -3,10 +3,13 @@ import PatchbayHub
 
 /// `patchbay`: the hub daemon and the tools to operate it.
 @main
-struct PatchbayCommand: AsyncParsableCommand {
+struct PatchbayCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "patchbay",
     abstract: "A home-automation hub whose plugins run isolated, wired by typed routes.",
     version: HubVersion.current,
-    subcommands: pluginHelperCommands)
+    subcommands: [
+      RunCommand.self, CheckCommand.self, PluginsCommand.self, StatusCommand.self, SendCommand.self,
+      WatchCommand.self, ReloadCommand.self, RestartCommand.self,
+    ] + pluginHelperCommands)
 }

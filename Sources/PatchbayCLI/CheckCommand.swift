@@ -1,0 +1,25 @@
+import ArgumentParser
+import PatchbayHub
+
+/// `patchbay check`: validate without running.
+struct CheckCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "check",
+    abstract: "Check the config (syntax, plugins, ports, route types) without running it; exit 1 on any error.")
+
+  @OptionGroup var options: ConfigOptions
+
+  func run() throws {
+    let (config, structural) = ConfigLoader().loadCollectingErrors(mainFile: options.config)
+    // Instances that failed to parse are unknown to the route checks; don't report their
+    // routes twice.
+    let problems = structural + ConfigChecker(config: config).check(config, skippingRoutesTo: structural.instanceNames)
+    guard problems.isEmpty else {
+      for problem in problems { printError(problem.description) }
+      printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+      throw ExitCode(1)
+    }
+    print(
+      "\(config.files.joined(separator: ", ")): OK (\(config.instances.count) instances, \(config.routes.count) routes)")
+  }
+}

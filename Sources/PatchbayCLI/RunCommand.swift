@@ -1,0 +1,86 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import PatchbayHub
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `patchbay run`: the daemon, in the foreground (systemd Type=notify).
+struct RunCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run", abstract: "Run the hub in the foreground until SIGTERM or SIGINT; SIGHUP reloads.")
+
+  @OptionGroup var options: ConfigOptions
+
+  func run() throws {
+    let config = try options.load()
+    HubLogHandler.bootstrap(level: Logger.Level(rawValue: config.hub.logLevel) ?? .info)
+    let logger = Logger(label: "hub")
+    let hub = Hub(config: config)
+    do throws(ConfigErrors) {
+      try hub.start()
+    } catch {
+      printError(error.description)
+      throw ExitCode(1)
+    }
+    let configFile = options.config
+    let server = ControlServer(path: config.hub.controlSocket, hub: hub) {
+      switch ConfigLoader().load(mainFile: configFile) {
+      case .failure(let errors): return .failure(errors)
+      case .success(let newConfig):
+        do throws(ConfigErrors) {
+          return .success(try hub.reload(newConfig))
+        } catch {
+          return .failure(error)
+        }
+      }
+    }
+    do throws(ControlError) {
+      try server.start()
+    } catch {
+      logger.error("\(error.description); `status`, `send` and `watch` will not reach this hub")
+    }
+    SystemdNotifier.notify("READY=1\nSTATUS=running")
+    let finished = DispatchSemaphore(value: 0)
+    let signals = DispatchQueue(label: "patchbay.signals")
+    var sources: [any DispatchSourceProtocol] = []
+    for number in [SIGTERM, SIGINT, SIGHUP] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
+      source.setEventHandler {
+        if number == SIGHUP {
+          logger.notice("SIGHUP: reloading \(configFile)")
+          switch ConfigLoader().load(mainFile: configFile) {
+          case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\n\(errors)")
+          case .success(let newConfig):
+            do throws(ConfigErrors) {
+              _ = try hub.reload(newConfig)
+            } catch {
+              logger.error("reload refused; the running hub is unchanged:\n\(error)")
+            }
+          }
+        } else {
+          logger.notice("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
+          finished.signal()
+        }
+      }
+      source.resume()
+      sources.append(source)
+    }
+    if let interval = SystemdNotifier.watchdogInterval {
+      let watchdog = DispatchSource.makeTimerSource(queue: signals)
+      watchdog.schedule(deadline: .now() + interval, repeating: interval)
+      watchdog.setEventHandler { SystemdNotifier.notify("WATCHDOG=1") }
+      watchdog.resume()
+      sources.append(watchdog)
+    }
+    finished.wait()
+    SystemdNotifier.notify("STOPPING=1")
+    server.stop()
+    hub.stop()
+    withExtendedLifetime(sources) {}
+  }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import PatchbayHub
+
+/// The human form of `patchbay status`.
+enum StatusTable {
+  static func render(_ status: HubStatus) -> String {
+    var lines = ["patchbay \(status.version), pid \(status.pid), up \(duration(status.uptimeSeconds))", ""]
+    let header = ["INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "RESTARTS"]
+    var rows = [header]
+    for instance in status.instances {
+      rows.append([
+        instance.name, instance.plugin, instance.phase.rawValue, instance.pid.map(String.init) ?? "-",
+        instance.uptimeSeconds.map(duration) ?? "-", String(instance.messagesIn), String(instance.messagesOut),
+        String(instance.queueDepth), String(instance.drops), String(instance.restarts),
+      ])
+    }
+    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+      lines.append(row.enumerated().map { $1.padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined())
+    }
+    for instance in status.instances {
+      if let failure = instance.failure {
+        let since = instance.failedSince.map { ISO8601DateFormatter().string(from: $0) } ?? "?"
+        lines.append("\(instance.name): failed since \(since): \(failure)")
+      } else if let exit = instance.lastExit {
+        lines.append("\(instance.name): last exit: \(exit)")
+      }
+    }
+    lines.append("")
+    lines.append("ROUTES")
+    for route in status.routes { lines.append("  \(route.key)  \(route.id)  drops \(route.drops)") }
+    for inactive in status.inactiveRoutes { lines.append("  inactive: \(inactive)") }
+    return lines.joined(separator: "\n")
+  }
+
+  static func duration(_ seconds: Double) -> String {
+    let total = Int(seconds)
+    if total < 60 { return "\(total)s" }
+    if total < 3600 { return "\(total / 60)m\(total % 60)s" }
+    return "\(total / 3600)h\(total % 3600 / 60)m"
+  }
+}

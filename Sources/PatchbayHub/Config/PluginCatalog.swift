@@ -1,0 +1,47 @@
+import Foundation
+
+/// `patchbay plugins`: describes installed libraries and configured instances, each inside
+/// its own plugin-host process so a broken library cannot crash the caller.
+public struct PluginCatalog: Sendable {
+  public let locator: PluginLocator
+
+  public init(locator: PluginLocator) { self.locator = locator }
+
+  /// One line per installed library: name, version, ABI, description, path, or why it is refused.
+  public func describeAll() -> [String] {
+    locator.installedPlugins().map { entry in
+      switch PortProbe.describe(library: entry.path, locator: locator) {
+      case .described(let info):
+        return "\(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)) - \(info.description)\n    \(entry.path)"
+      case .failed(let reason):
+        return "\(entry.name): REFUSED: \(reason)"
+      case .created:
+        return "\(entry.name): unexpected answer"
+      }
+    }
+  }
+
+  /// The ports of every configured instance.
+  public func describePorts(of config: HubConfig) -> [String] {
+    var lines: [String] = []
+    for spec in config.instances {
+      guard let library = locator.library(for: spec.plugin) else {
+        lines.append("\(spec.name): plugin '\(spec.plugin)' is not installed")
+        continue
+      }
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-ports-\(spec.name)").path
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      switch PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory) {
+      case .created(_, let ports):
+        lines.append("\(spec.name) (\(spec.plugin)):")
+        for port in ports {
+          let text = "  \(port.direction.name) \(spec.name).\(port.name)  \(port.type.name) \(port.kind.name)"
+          lines.append(port.description.isEmpty ? text : text + "  - \(port.description)")
+        }
+      case .failed(let reason): lines.append("\(spec.name): \(reason)")
+      case .described: break
+      }
+    }
+    return lines
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PatchbayValues
+import PatchbayWire
+
+/// Asks a plugin, inside its own plugin-host process, what it is (describe) or which ports an
+/// instance config gives it (create, then stop) — so a broken library or config cannot crash
+/// the caller.
+final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
+  enum Outcome: Sendable {
+    case described(PluginInfo)
+    case created(PluginInfo, [PortDescriptor])
+    case failed(String)
+  }
+
+  private let done = DispatchSemaphore(value: 0)
+  private let lock = NSLock()
+  private var outcome: Outcome?
+  private var logLines: [String] = []
+
+  static func describe(library: String, locator: PluginLocator) -> Outcome {
+    PortProbe().run(.describe(libraryPath: library), locator: locator)
+  }
+
+  static func create(_ spec: InstanceSpec, library: String, locator: PluginLocator, stateDirectory: String) -> Outcome {
+    let request = LoadRequest(
+      libraryPath: library, instanceName: spec.name, configJSON: spec.pluginConfig.description,
+      stateDirectory: stateDirectory, logLevel: 4)
+    return PortProbe().run(.load(request), locator: locator)
+  }
+
+  private func run(_ request: HubMessage, locator: PluginLocator) -> Outcome {
+    let process: PluginProcess
+    do {
+      process = try PluginProcess.spawn(host: locator.hostExecutable, arguments: [], delegate: self)
+    } catch {
+      return .failed("cannot start the plugin host \(locator.hostExecutable): \(error)")
+    }
+    process.send(.hello(protocolVersion: WireProtocol.version))
+    process.send(request)
+    if done.wait(timeout: .now() + 30) == .timedOut {
+      process.signal(SIGKILL)
+      return .failed("the plugin did not answer within 30 s")
+    }
+    process.send(.stop)
+    return lock.withLock { outcome } ?? .failed("no answer")
+  }
+
+  private func finish(_ result: Outcome) {
+    let first = lock.withLock { () -> Bool in
+      guard outcome == nil else { return false }
+      outcome = result
+      return true
+    }
+    if first { done.signal() }
+  }
+
+  func pluginProcess(_ process: PluginProcess, received message: HostMessage) {
+    switch message {
+    case .described(let info): finish(.described(info))
+    case .created(let info, let ports): finish(.created(info, ports))
+    case .failed(_, _, let text): finish(.failed(text))
+    case .log(let level, let text) where level >= 4: lock.withLock { logLines.append(text) }
+    default: break
+    }
+  }
+
+  func pluginProcess(_ process: PluginProcess, exited reason: ExitReason) {
+    let lines = lock.withLock { logLines }
+    let detail = lines.isEmpty ? "" : ": " + lines.joined(separator: "; ")
+    finish(.failed("the plugin host \(reason)\(detail)"))
+  }
+}
+
+#if canImport(Glibc)
+  import Glibc
+#endif

@@ -1,0 +1,16 @@
+import Foundation
+
+/// What `patchbay status` shows.
+public struct HubStatus: Sendable, Codable {
+  public struct Route: Sendable, Codable {
+    public var id: String
+    public var key: String
+    public var drops: Int
+  }
+  public var version: String
+  public var pid: Int32
+  public var uptimeSeconds: Double
+  public var instances: [InstanceStatus]
+  public var routes: [Route]
+  public var inactiveRoutes: [String]
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One line per message on standard error, naming the instance (the logger's label):
+/// `2026-11-22T20:41:07Z warning [bedside] restarting in 0.52 s`. Under systemd the journal
+/// stores it with the unit.
+public struct HubLogHandler: LogHandler {
+  public var logLevel: Logger.Level = .info
+  public var metadata: Logger.Metadata = [:]
+  let label: String
+  nonisolated(unsafe) static var defaultLevel: Logger.Level = .info
+  static let lock = NSLock()
+
+  public init(label: String) {
+    self.label = label
+    logLevel = Self.defaultLevel
+  }
+
+  /// Installs the handler for every logger of this process.
+  public static func bootstrap(level: Logger.Level) {
+    defaultLevel = level
+    LoggingSystem.bootstrap { HubLogHandler(label: $0) }
+  }
+
+  public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  public func log(event: LogEvent) {
+    var line = "\(Self.timestamp()) \(event.level) [\(label)] \(event.message)"
+    let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+    if !merged.isEmpty { line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+    line += "\n"
+    Self.lock.withLock { _ = line.withCString { write(2, $0, strlen($0)) } }
+  }
+
+  static func timestamp() -> String {
+    var now = time(nil)
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    return String(
+      format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+      parts.tm_min, parts.tm_sec)
+  }
+}

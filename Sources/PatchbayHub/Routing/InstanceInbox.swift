@@ -1,0 +1,111 @@
+import DequeModule
+import Foundation
+import PatchbayValues
+
+/// Inputs waiting for one instance. Events queue in order up to a bound (overflow is counted
+/// against the route that sent it); a state input holds only its newest value, keeping its
+/// place in the line, so a slow consumer never works through a backlog. The inbox outlives
+/// the instance's processes: while it is down, inputs wait here.
+final class InstanceInbox: @unchecked Sendable {
+  enum Item {
+    case event(port: String, value: Value)
+    case state(port: String)
+  }
+
+  private let condition = NSCondition()
+  private var queue: Deque<Item> = []
+  private var pendingState: [String: Value] = [:]
+  /// The newest value handed over on every state input, replayed first after a restart.
+  private var deliveredState: [String: Value] = [:]
+  private var queuedEvents = 0
+  private var open = false
+  private var closed = false
+  let bound: Int
+
+  init(bound: Int) { self.bound = bound }
+
+  /// Queues a value; false when an event was dropped because the queue is full.
+  func enqueue(port: String, kind: PortKind, value: Value) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    switch kind {
+    case .state:
+      if pendingState.updateValue(value, forKey: port) == nil { queue.append(.state(port: port)) }
+    case .event:
+      guard queuedEvents < bound else { return false }
+      queuedEvents += 1
+      queue.append(.event(port: port, value: value))
+    }
+    condition.signal()
+    return true
+  }
+
+  /// A new process is ready: before anything newer it gets the latest value of every state
+  /// input it had been given.
+  func open(replayingState: Bool) {
+    condition.lock()
+    defer { condition.unlock() }
+    if replayingState {
+      for (port, value) in deliveredState.sorted(by: { $0.key < $1.key }) where pendingState[port] == nil {
+        pendingState[port] = value
+        queue.prepend(.state(port: port))
+      }
+    }
+    open = true
+    condition.broadcast()
+  }
+
+  /// The process is gone or stopping: hold inputs until `open` again.
+  func hold() {
+    condition.lock()
+    open = false
+    condition.unlock()
+  }
+
+  /// Ends the inbox for good; `next` returns nil.
+  func close() {
+    condition.lock()
+    closed = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Blocks until an input can be delivered; nil once closed.
+  func next() -> (port: String, value: Value)? {
+    condition.lock()
+    defer { condition.unlock() }
+    while !closed && (!open || queue.isEmpty) { condition.wait() }
+    guard !closed, let item = queue.popFirst() else { return nil }
+    switch item {
+    case .event(let port, let value):
+      queuedEvents -= 1
+      return (port, value)
+    case .state(let port):
+      let value = pendingState.removeValue(forKey: port)!
+      deliveredState[port] = value
+      return (port, value)
+    }
+  }
+
+  /// Puts an input back at the front (its process died before it could be sent).
+  func putBack(port: String, kind: PortKind, value: Value) {
+    condition.lock()
+    defer { condition.unlock() }
+    switch kind {
+    case .state:
+      if pendingState[port] == nil {
+        pendingState[port] = value
+        queue.prepend(.state(port: port))
+      }
+    case .event:
+      queuedEvents += 1
+      queue.prepend(.event(port: port, value: value))
+    }
+  }
+
+  var depth: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return queue.count
+  }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import Logging
+import PatchbayValues
+import PatchbayWire
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What an instance tells the hub.
+protocol InstanceRuntimeDelegate: AnyObject, Sendable {
+  func instance(_ instance: InstanceRuntime, created ports: [PortDescriptor])
+  func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor)
+  func instanceBecameReady(_ instance: InstanceRuntime)
+}
+
+/// Supervises one plugin instance: starts its process, restarts it by policy with back-off
+/// and an intensity limit, kills it when it stops answering, and feeds it from its inbox.
+final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
+  let spec: InstanceSpec
+  let libraryPath: String?
+  let locator: PluginLocator
+  let stateDirectory: String
+  let inbox: InstanceInbox
+  let logger: Logger
+  let clock: @Sendable () -> Double
+  private weak var delegate: (any InstanceRuntimeDelegate)?
+  private let lock = NSLock()
+  private let timers = DispatchQueue(label: "patchbay.supervisor")
+
+  // Guarded by `lock`.
+  private var process: PluginProcess?
+  private var phase = InstancePhase.stopped
+  private var ports: [PortDescriptor] = []
+  private var startedAt: Double?
+  private var planner: RestartPlanner
+  private var heartbeatSequence: UInt64 = 0
+  private var heartbeatOutstandingSince: Double?
+  private var lastHeartbeatSent: Double = 0
+  private var deliberateStop = false
+  private var holdStart = false
+  private var failure: String?
+  private var failedSince: Date?
+  private var lastExit: String?
+  private var restarts = 0
+  private var messagesIn = 0
+  private var messagesOut = 0
+  private var drops = 0
+  private var generation = 0
+  /// How long the last process ran after it was started; a long enough run resets back-off.
+  private var lastRunDuration: Double?
+
+  init(
+    spec: InstanceSpec, libraryPath: String?, locator: PluginLocator, stateDirectory: String,
+    delegate: any InstanceRuntimeDelegate, clock: @escaping @Sendable () -> Double = InstanceRuntime.monotonicSeconds
+  ) {
+    self.spec = spec
+    self.libraryPath = libraryPath
+    self.locator = locator
+    self.stateDirectory = stateDirectory
+    self.delegate = delegate
+    self.clock = clock
+    inbox = InstanceInbox(bound: spec.supervision.queueSize)
+    planner = RestartPlanner(settings: spec.supervision)
+    var logger = Logger(label: spec.name)
+    logger.logLevel = Logger.Level(rawValue: spec.logLevel) ?? .info
+    self.logger = logger
+    let writer = Thread { [self] in deliverLoop() }
+    writer.name = "patchbay-inbox-\(spec.name)"
+    writer.start()
+  }
+
+  static let monotonicSeconds: @Sendable () -> Double = {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
+  // MARK: Lifecycle
+
+  /// Starts the process. With `holdStart`, the instance is created but not started until
+  /// `release()` (the hub first checks routes against the ports of every instance).
+  func launch(holdStart: Bool = false) {
+    guard let libraryPath else {
+      markFailed("plugin '\(spec.plugin)' is not installed (no library on the plugin path)")
+      return
+    }
+    let arguments = [
+      "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
+    ]
+    lock.withLock {
+      phase = .starting
+      deliberateStop = false
+      self.holdStart = holdStart
+      heartbeatOutstandingSince = nil
+      generation += 1
+    }
+    do {
+      let process = try PluginProcess.spawn(host: locator.hostExecutable, arguments: arguments, delegate: self)
+      lock.withLock { self.process = process }
+      process.send(.hello(protocolVersion: WireProtocol.version))
+      try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
+      process.send(
+        .load(
+          LoadRequest(
+            libraryPath: libraryPath, instanceName: spec.name, configJSON: spec.pluginConfig.description,
+            stateDirectory: instanceStateDirectory, logLevel: Self.pluginLogLevel(spec.logLevel))))
+      logger.debug("started process \(process.pid)")
+    } catch {
+      logger.error("cannot start plugin host \(locator.hostExecutable): \(error)")
+      scheduleRestart(after: .exited(code: 127))
+    }
+  }
+
+  var instanceStateDirectory: String { stateDirectory + "/instances/" + spec.name }
+
+  /// Lets a held instance start.
+  func release() {
+    let process: PluginProcess? = lock.withLock {
+      holdStart = false
+      return phase == .starting && !ports.isEmpty ? self.process : nil
+    }
+    process?.send(.start)
+  }
+
+  /// Stops the instance: stop message, then SIGTERM, then SIGKILL, each after the stop timeout.
+  /// Blocks until the process is gone.
+  func stop() {
+    let process: PluginProcess? = lock.withLock {
+      deliberateStop = true
+      if phase == .failed || phase == .stopped {
+        phase = .stopped
+        return nil
+      }
+      phase = .stopping
+      return self.process
+    }
+    inbox.hold()
+    guard let process else { return }
+    process.send(.stop)
+    let timeout = spec.supervision.stopTimeout
+    for signal in [SIGTERM, SIGKILL] {
+      if waitForExit(of: process, within: timeout) { return }
+      logger.warning("did not stop within \(timeout) s; sending \(ExitReason.signalName(signal))")
+      process.signal(signal)
+    }
+    _ = waitForExit(of: process, within: 10)
+  }
+
+  private func waitForExit(of process: PluginProcess, within seconds: Double) -> Bool {
+    let deadline = clock() + seconds
+    while clock() < deadline {
+      if lock.withLock({ self.process !== process }) { return true }
+      usleep(10_000)
+    }
+    return lock.withLock { self.process !== process }
+  }
+
+  /// Ends the inbox's delivery thread (after `stop`).
+  func shutdown() { inbox.close() }
+
+  /// `patchbay restart`: a fresh start, forgetting failures.
+  func restartNow() {
+    stop()
+    lock.withLock {
+      planner.reset()
+      failure = nil
+      failedSince = nil
+    }
+    launch()
+  }
+
+  // MARK: Process events
+
+  func pluginProcess(_ process: PluginProcess, received message: HostMessage) {
+    switch message {
+    case .hello(let version, _):
+      if version != WireProtocol.version {
+        logger.error("plugin host speaks wire protocol \(version), the hub \(WireProtocol.version)")
+        process.signal(SIGKILL)
+      }
+    case .created(let info, let ports):
+      let hold = lock.withLock {
+        self.ports = ports
+        return holdStart
+      }
+      logger.info("created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
+      delegate?.instance(self, created: ports)
+      if !hold { process.send(.start) }
+    case .started:
+      lock.withLock {
+        phase = .running
+        startedAt = clock()
+        lastHeartbeatSent = clock()
+      }
+      logger.info("running (pid \(process.pid))")
+      inbox.open(replayingState: true)
+      delegate?.instanceBecameReady(self)
+    case .publish(let index, let value):
+      let port: PortDescriptor? = lock.withLock {
+        guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
+          ports[Int(index)].type == value.type
+        else { return nil }
+        messagesOut += 1
+        return ports[Int(index)]
+      }
+      guard let port else {
+        logger.error("published on port \(index), which is not an output of that type; ignored")
+        return
+      }
+      delegate?.instance(self, published: value, on: port)
+    case .log(let level, let text):
+      logger.log(level: Self.hubLogLevel(level), "\(text)")
+    case .heartbeat(let sequence):
+      lock.withLock {
+        if sequence == heartbeatSequence { heartbeatOutstandingSince = nil }
+      }
+    case .failed(let stage, _, let text):
+      logger.error("\(stage.name) failed: \(text)")
+      lock.withLock { lastExit = "\(stage.name) failed: \(text)" }
+      if stage == .load { markFailed("\(text)") }
+    case .described, .stopped:
+      break
+    }
+  }
+
+  func pluginProcess(_ process: PluginProcess, exited reason: ExitReason) {
+    let (deliberate, current, alreadyFailed) = lock.withLock {
+      (deliberateStop, self.process === process, phase == .failed)
+    }
+    guard current else { return }
+    inbox.hold()
+    lock.withLock {
+      self.process = nil
+      lastRunDuration = startedAt.map { clock() - $0 }
+      startedAt = nil
+    }
+    if deliberate {
+      lock.withLock { phase = .stopped }
+      logger.info("stopped (\(reason))")
+      return
+    }
+    logger.error("plugin process \(process.pid) \(reason)")
+    lock.withLock { lastExit = reason.description }
+    if alreadyFailed { return }
+    scheduleRestart(after: reason)
+  }
+
+  /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
+  private func scheduleRestart(after reason: ExitReason) {
+    let now = clock()
+    let decision = lock.withLock {
+      planner.decide(after: reason, ranFor: lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
+    }
+    switch decision {
+    case .stayStopped:
+      lock.withLock { phase = .stopped }
+      logger.info("ended normally; restart policy is transient, not restarting")
+    case .fail(let reason):
+      markFailed(reason)
+    case .restart(let delay, let attempt):
+      let generationAtSchedule = lock.withLock {
+        restarts += 1
+        phase = .restarting
+        return generation
+      }
+      logger.warning(
+        "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
+      )
+      timers.asyncAfter(deadline: .now() + delay) { [self] in
+        let stillWanted = lock.withLock { phase == .restarting && generation == generationAtSchedule && !deliberateStop }
+        if stillWanted { launch() }
+      }
+    }
+  }
+
+  private func markFailed(_ reason: String) {
+    lock.withLock {
+      phase = .failed
+      failure = reason
+      failedSince = Date()
+    }
+    inbox.hold()
+    logger.critical("failed: \(reason)")
+  }
+
+  // MARK: Heartbeat (called by the hub's ticker)
+
+  func heartbeatTick() {
+    let now = clock()
+    let settings = spec.supervision
+    let action: (PluginProcess, UInt64?, Double?)? = lock.withLock {
+      guard phase == .running, let process else { return nil }
+      if let since = heartbeatOutstandingSince, now - since > settings.hangTimeout {
+        heartbeatOutstandingSince = nil
+        return (process, nil, now - since)
+      }
+      guard heartbeatOutstandingSince == nil, now - lastHeartbeatSent >= settings.heartbeatInterval else { return nil }
+      heartbeatSequence += 1
+      heartbeatOutstandingSince = now
+      lastHeartbeatSent = now
+      return (process, heartbeatSequence, nil)
+    }
+    guard let (process, sequence, hungFor) = action else { return }
+    if let sequence {
+      process.send(.heartbeat(sequence: sequence))
+    } else if let hungFor {
+      logger.error("not answering heartbeats for \(Int(hungFor)) s; killing process \(process.pid)")
+      process.markHung(seconds: hungFor)
+      process.signal(SIGKILL)
+    }
+  }
+
+  // MARK: Inputs
+
+  /// Routes a value to input `port`; false if it was dropped (queue full).
+  func deliver(_ value: Value, to port: PortDescriptor) -> Bool {
+    let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value)
+    if !accepted { lock.withLock { drops += 1 } }
+    return accepted
+  }
+
+  private func deliverLoop() {
+    while let (portName, value) = inbox.next() {
+      let target: (PluginProcess, UInt32, PortKind)? = lock.withLock {
+        guard let process, let index = ports.firstIndex(where: { $0.name == portName && $0.direction == .input })
+        else { return nil }
+        return (process, UInt32(index), ports[index].kind)
+      }
+      guard let (process, index, kind) = target else {
+        logger.warning("input for unknown port '\(portName)' dropped")
+        continue
+      }
+      if process.send(.input(port: index, value: value)) {
+        lock.withLock { messagesIn += 1 }
+      } else {
+        // The process is gone; keep the input for the next one.
+        inbox.hold()
+        inbox.putBack(port: portName, kind: kind, value: value)
+      }
+    }
+  }
+
+  // MARK: Introspection
+
+  var declaredPorts: [PortDescriptor] { lock.withLock { ports } }
+  var currentPhase: InstancePhase { lock.withLock { phase } }
+  var pid: Int32? { lock.withLock { process?.pid } }
+
+  func port(named name: String) -> PortDescriptor? { lock.withLock { ports.first { $0.name == name } } }
+
+  func status() -> InstanceStatus {
+    let depth = inbox.depth
+    return lock.withLock {
+      InstanceStatus(
+        name: spec.name, plugin: spec.plugin, phase: phase, pid: process?.pid,
+        uptimeSeconds: startedAt.map { clock() - $0 }, restarts: restarts, messagesIn: messagesIn,
+        messagesOut: messagesOut, queueDepth: depth, drops: drops, lastExit: lastExit, failure: failure,
+        failedSince: failedSince, ports: ports)
+    }
+  }
+
+  static func pluginLogLevel(_ level: String) -> UInt8 {
+    switch level {
+    case "trace": 0
+    case "debug": 1
+    case "info": 2
+    case "notice": 3
+    case "warning": 4
+    default: 5
+    }
+  }
+
+  static func hubLogLevel(_ level: UInt8) -> Logger.Level {
+    switch level {
+    case 0: .trace
+    case 1: .debug
+    case 2: .info
+    case 3: .notice
+    case 4: .warning
+    default: .error
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import PatchbayValues
+
+/// Where an instance is in its life, as `status` shows it.
+public enum InstancePhase: String, Sendable, Codable {
+  case starting, running, restarting, failed, stopping, stopped
+}
+
+/// A snapshot of one instance for `patchbay status`.
+public struct InstanceStatus: Sendable, Codable {
+  public var name: String
+  public var plugin: String
+  public var phase: InstancePhase
+  public var pid: Int32?
+  public var uptimeSeconds: Double?
+  public var restarts: Int
+  public var messagesIn: Int
+  public var messagesOut: Int
+  public var queueDepth: Int
+  public var drops: Int
+  public var lastExit: String?
+  public var failure: String?
+  public var failedSince: Date?
+  public var ports: [PortDescriptor]
+}

@@ -1,0 +1,331 @@
+/*
+ * patchbay/plugin.h: the patchbay plugin ABI, version 1.
+ *
+ * This header is the whole contract between the patchbay hub and a plugin. A plugin is a
+ * shared library (C, Swift, Rust, ... anything that can export a C function) that exports
+ * one symbol, `patchbay_plugin_describe`, returning a descriptor. Everything else goes
+ * through function tables.
+ *
+ * HOW A PLUGIN RUNS
+ *   Every plugin *instance* (one section in /etc/patchbay) runs in its own small process,
+ *   `patchbay-plugin-host`, which dlopen()s the library with RTLD_NOW|RTLD_LOCAL and never
+ *   dlclose()s it. A crash, abort, hang or leak in the plugin costs only that process; the
+ *   hub's supervisor restarts it according to the instance's restart policy. A restart is a
+ *   new process: a plugin never sees create() twice in one process.
+ *
+ * LIFECYCLE (MUST rules)
+ *   describe -> create -> start -> receive* -> stop -> destroy
+ *   - describe() may be called by tools (`patchbay plugins`) without create(); it MUST have
+ *     no side effects.
+ *   - create() parses the instance's config and declares ports. It MUST NOT start I/O that
+ *     publishes: publishing before start() returns is refused with PB_ERR_INVALID_STATE.
+ *   - start() begins work (connects sockets, starts threads). If it fails, stop() is not
+ *     called; destroy() is.
+ *   - receive() delivers one input value. It is only called between start() and stop().
+ *   - stop() MUST end all plugin threads' use of the host table (no publish after stop()
+ *     returns) and release external resources. destroy() frees the instance.
+ *   - The host process may also simply exit (or be killed) at any time: a plugin MUST keep
+ *     anything it needs to survive a crash on disk (see `state_directory`), written atomically.
+ *
+ * THREADING CLASSES
+ *   [plugin context] create, start, receive, stop, destroy and timer callbacks are called
+ *     one at a time, never concurrently, in the order the hub sent the inputs. They may run
+ *     on different OS threads over time, but never two at once. Do not block in them for
+ *     long: the hub measures liveness by how fast the plugin context answers its heartbeat,
+ *     and kills an instance whose callback does not return within its hang deadline
+ *     (default 10 s).
+ *   [any thread] publish, log, monotonic_ns, schedule, cancel_timer, report_fault may be
+ *     called from any thread the plugin owns, concurrently, at any time between create()
+ *     and the return of stop() (publish only after start() has begun).
+ *   [create only] add_port may only be called from inside create().
+ *   [plugin context] the config_* accessors may be called from create() until destroy().
+ *
+ * OWNERSHIP
+ *   - Everything the host passes in (pointers in pb_create_args, pb_value inputs, strings
+ *     returned by config accessors) is owned by the host. Inputs are borrowed only for the
+ *     duration of the call; config strings and the args strings stay valid until destroy()
+ *     returns. A plugin MUST NOT free host memory.
+ *   - Everything the plugin passes to the host (ports, values to publish, log messages) is
+ *     borrowed by the host only for the duration of that call; the host copies what it keeps.
+ *   - The descriptor returned by describe() and the strings it points to MUST stay valid for
+ *     the life of the process (a static struct is the usual way).
+ *
+ * ERRORS
+ *   Every fallible call returns a pb_status: PB_OK (0) or a negative PB_ERR_* code. Calls
+ *   from the host that can fail also get a pb_error buffer; the plugin may write a
+ *   NUL-terminated human-readable message (at most PB_ERROR_CAPACITY bytes including the NUL)
+ *   that the hub logs. Nothing may unwind across this boundary: no C++ exception, Swift
+ *   error or longjmp may leave a plugin function.
+ *
+ * VERSIONING
+ *   ABI major 1 is frozen: later v1 headers only append fields at the end of structs and add
+ *   new constants. Every struct that crosses the boundary starts with `size`; the reader
+ *   uses only the fields that fit inside `size`. A plugin built against an older v1 header
+ *   keeps loading in a newer hub. The hub refuses a plugin whose major differs from its own,
+ *   or whose minor is newer than its own, with a message naming both versions.
+ */
+#ifndef PATCHBAY_PLUGIN_H
+#define PATCHBAY_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PB_ABI_MAJOR 1
+#define PB_ABI_MINOR 0
+
+/* The one symbol a plugin library exports. */
+#define PB_ENTRY_SYMBOL "patchbay_plugin_describe"
+
+/* ---------------------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------------------- */
+typedef int32_t pb_status;
+#define PB_OK 0
+#define PB_ERR_INVALID_CONFIG (-1)   /* the instance's config is wrong; not retried as is  */
+#define PB_ERR_INVALID_ARGUMENT (-2) /* a parameter is NULL, out of range or malformed      */
+#define PB_ERR_UNKNOWN_PORT (-3)     /* port index does not exist or has the wrong direction */
+#define PB_ERR_TYPE_MISMATCH (-4)    /* value type differs from the port's declared type    */
+#define PB_ERR_UNAVAILABLE (-5)      /* a device or peer is unreachable right now           */
+#define PB_ERR_NO_MEMORY (-6)
+#define PB_ERR_INTERNAL (-7)     /* a bug; the hub restarts the instance               */
+#define PB_ERR_NOT_SUPPORTED (-8)
+#define PB_ERR_INVALID_STATE (-9) /* called at the wrong point of the lifecycle          */
+#define PB_ERR_NOT_FOUND (-10)    /* config key absent                                 */
+
+/* Capacity of the message buffer in pb_error, including the terminating NUL. */
+#define PB_ERROR_CAPACITY 512
+
+/* Host-owned buffer a plugin may fill with a message when it returns an error. */
+typedef struct pb_error {
+  char message[PB_ERROR_CAPACITY];
+} pb_error;
+
+/* ---------------------------------------------------------------------------------------
+ * Values
+ * ------------------------------------------------------------------------------------- */
+typedef uint32_t pb_value_type;
+#define PB_VALUE_TRIGGER 1 /* no payload: "it happened"                              */
+#define PB_VALUE_BOOL 2    /* u.boolean: 0 or 1                                        */
+#define PB_VALUE_INTEGER 3 /* u.integer                                                */
+#define PB_VALUE_NUMBER 4  /* u.number: a finite double                                */
+#define PB_VALUE_TEXT 5    /* u.text: UTF-8                                            */
+#define PB_VALUE_COLOR 6   /* u.color                                                  */
+#define PB_VALUE_LIGHT 7   /* u.light: a partial light command                         */
+#define PB_VALUE_BUTTON 8  /* u.button: a button action                                */
+
+/* A color in HSB. hue in degrees [0, 360); saturation and brightness in percent [0, 100]. */
+typedef struct pb_color {
+  double hue;
+  double saturation;
+  double brightness;
+} pb_color;
+
+/* Which fields of a pb_light are set (a light command is partial: unset fields are kept). */
+#define PB_LIGHT_ON (1u << 0)
+#define PB_LIGHT_BRIGHTNESS (1u << 1)
+#define PB_LIGHT_COLOR (1u << 2)
+#define PB_LIGHT_COLOR_TEMPERATURE (1u << 3)
+#define PB_LIGHT_TRANSITION (1u << 4)
+
+typedef struct pb_light {
+  uint32_t fields;           /* PB_LIGHT_* bits                                      */
+  uint32_t on;               /* 0 or 1                                               */
+  double brightness;         /* percent [0, 100]                                     */
+  pb_color color;            /* its brightness field is ignored; use `brightness`     */
+  double color_temperature;  /* mired, [153, 500]                                    */
+  uint32_t transition_ms;    /* how long the change should take                       */
+  uint32_t reserved;         /* zero                                                 */
+} pb_light;
+
+typedef uint32_t pb_button_action;
+#define PB_BUTTON_DOWN 1
+#define PB_BUTTON_UP 2
+#define PB_BUTTON_CLICK 3
+#define PB_BUTTON_DOUBLE_CLICK 4
+#define PB_BUTTON_HOLD 5
+
+typedef struct pb_button {
+  pb_button_action action;
+  uint32_t queued;  /* 1 when the press was stored and delivered late            */
+  uint32_t age_ms;  /* how old the press is when published (0 for a live press)  */
+  uint32_t reserved;
+} pb_button;
+
+/* Text is UTF-8 with an explicit length. Text the host passes in is also NUL-terminated. */
+typedef struct pb_text {
+  const char *data;
+  uint32_t length; /* bytes, excluding any NUL; at most 4096 */
+} pb_text;
+
+typedef struct pb_value {
+  uint32_t size; /* sizeof(pb_value) of the writer's header */
+  pb_value_type type;
+  union {
+    uint32_t boolean;
+    int64_t integer;
+    double number;
+    pb_text text;
+    pb_color color;
+    pb_light light;
+    pb_button button;
+    uint8_t reserved[64]; /* room for later value types */
+  } u;
+} pb_value;
+
+/* ---------------------------------------------------------------------------------------
+ * Ports
+ * ------------------------------------------------------------------------------------- */
+typedef uint32_t pb_port_direction;
+#define PB_PORT_INPUT 1  /* the hub delivers values to the plugin (receive)  */
+#define PB_PORT_OUTPUT 2 /* the plugin publishes values                        */
+
+typedef uint32_t pb_port_kind;
+/* Every value matters, in order (button presses). Delivered through a bounded queue;
+ * overflow is counted and logged by the hub. */
+#define PB_PORT_EVENT 1
+/* Only the latest value matters (a switch, a light). A slow consumer gets the newest value,
+ * never a backlog. The hub keeps the last value of every state output and gives it to an
+ * input that starts or restarts. */
+#define PB_PORT_STATE 2
+
+typedef struct pb_port {
+  uint32_t size; /* sizeof(pb_port) */
+  pb_port_direction direction;
+  pb_port_kind kind;
+  pb_value_type type;
+  const char *name;        /* [a-z0-9_]+ (dots allowed), unique per direction, <= 64 bytes */
+  const char *description; /* may be NULL */
+} pb_port;
+
+/* ---------------------------------------------------------------------------------------
+ * Host services, passed to create()
+ * ------------------------------------------------------------------------------------- */
+typedef uint32_t pb_log_level;
+#define PB_LOG_TRACE 0
+#define PB_LOG_DEBUG 1
+#define PB_LOG_INFO 2
+#define PB_LOG_NOTICE 3
+#define PB_LOG_WARNING 4
+#define PB_LOG_ERROR 5
+
+/* Opaque host context; pass it back to every host function. */
+typedef struct pb_host pb_host;
+
+/* A timer callback, run in the [plugin context]. */
+typedef void (*pb_timer_fn)(void *user_data, uint64_t timer_id);
+
+typedef struct pb_host_api {
+  uint32_t size; /* sizeof(pb_host_api) of the host; check before using a later field */
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t reserved;
+
+  /* [create only] Declare a port. *index_out receives the port's index, used with publish()
+   * (outputs) and passed to receive() (inputs). Inputs and outputs are numbered together,
+   * in declaration order, from 0. Fails with PB_ERR_INVALID_ARGUMENT (bad or duplicate name,
+   * unknown type, direction or kind; the host logs which) or PB_ERR_INVALID_STATE. */
+  pb_status (*add_port)(pb_host *host, const pb_port *port, uint32_t *index_out);
+
+  /* [any thread] Publish a value on an output port. The value is copied before return.
+   * Returns PB_ERR_UNKNOWN_PORT, PB_ERR_TYPE_MISMATCH or PB_ERR_INVALID_STATE (before start
+   * or after stop). Never blocks for long: the hub applies back-pressure by coalescing state
+   * values and queueing events. */
+  pb_status (*publish)(pb_host *host, uint32_t port_index, const pb_value *value);
+
+  /* [any thread] Log one line; the hub prefixes it with the instance name and filters it by
+   * the instance's log level. message is a NUL-terminated UTF-8 string. */
+  void (*log)(pb_host *host, pb_log_level level, const char *message);
+
+  /* [any thread] Nanoseconds of a monotonic clock (CLOCK_MONOTONIC). */
+  uint64_t (*monotonic_ns)(pb_host *host);
+
+  /* [any thread] Call `callback(user_data, id)` once, in the [plugin context], after at
+   * least delay_ns. *timer_id_out (may be NULL) receives a non-zero id. Timers do not fire
+   * after stop() has begun. */
+  pb_status (*schedule)(pb_host *host, uint64_t delay_ns, pb_timer_fn callback, void *user_data,
+                        uint64_t *timer_id_out);
+
+  /* [any thread] Cancel a timer that has not fired yet. PB_ERR_NOT_FOUND if it already
+   * fired or never existed. */
+  pb_status (*cancel_timer)(pb_host *host, uint64_t timer_id);
+
+  /* [any thread] The plugin cannot continue (lost a device for good, detected corruption).
+   * The host logs the message, ends the process with a non-zero exit code and the
+   * supervisor treats it like a crash. Does not return. */
+  void (*report_fault)(pb_host *host, pb_status code, const char *message);
+
+  /* [plugin context] Read the instance's config (its section in the hub's TOML config, less
+   * the hub's own keys `plugin`, `log_level`, `restart`, ...). `path` is a dotted key path;
+   * array elements are addressed by index: "buttons.0.address". Returns PB_ERR_NOT_FOUND
+   * when absent, PB_ERR_TYPE_MISMATCH when the key holds another type. Integers are also
+   * readable as numbers. Strings are owned by the host and valid until destroy() returns. */
+  pb_status (*config_string)(pb_host *host, const char *path, const char **out);
+  pb_status (*config_integer)(pb_host *host, const char *path, int64_t *out);
+  pb_status (*config_number)(pb_host *host, const char *path, double *out);
+  pb_status (*config_bool)(pb_host *host, const char *path, uint32_t *out);
+  /* Number of elements of an array, or of keys of a table. */
+  pb_status (*config_count)(pb_host *host, const char *path, uint32_t *out);
+  /* Name of the index-th key of a table (keys in file order). */
+  pb_status (*config_key)(pb_host *host, const char *path, uint32_t index, const char **out);
+} pb_host_api;
+
+typedef struct pb_create_args {
+  uint32_t size; /* sizeof(pb_create_args) of the host */
+  uint32_t reserved;
+  const pb_host_api *api; /* valid until destroy() returns */
+  pb_host *host;          /* valid until destroy() returns */
+  const char *instance_name;   /* e.g. "bedside"                                  */
+  /* The instance's config as one JSON object (the same data the config_* accessors read),
+   * for plugins that prefer their own parser. */
+  const char *config_json;
+  /* A private directory for this instance's persistent state (exists, writable). Survives
+   * restarts of the instance and of the hub. Write atomically (temp file + rename). */
+  const char *state_directory;
+} pb_create_args;
+
+/* ---------------------------------------------------------------------------------------
+ * The plugin descriptor
+ * ------------------------------------------------------------------------------------- */
+typedef struct pb_plugin_descriptor {
+  uint32_t size; /* sizeof(pb_plugin_descriptor) of the plugin's header */
+  uint32_t abi_major; /* PB_ABI_MAJOR the plugin was built against */
+  uint32_t abi_minor; /* PB_ABI_MINOR the plugin was built against */
+  uint32_t reserved;
+  const char *name;        /* plugin name, e.g. "flic"; non-empty                         */
+  const char *version;     /* the plugin's own version, e.g. "1.2.0"; non-empty          */
+  const char *description; /* one line; may be NULL                                      */
+
+  /* [plugin context] Create an instance. Read config, declare ports with api->add_port,
+   * store `args` pointers if needed (they live until destroy). On success set *instance_out
+   * (may be any pointer, including NULL) and return PB_OK. On failure return an error code
+   * and fill `error`; nothing else is called afterwards. */
+  pb_status (*create)(const pb_create_args *args, void **instance_out, pb_error *error);
+
+  /* [plugin context] Begin work. Publishing is allowed from here on. */
+  pb_status (*start)(void *instance, pb_error *error);
+
+  /* [plugin context] One value for input port `port_index`, of the port's declared type.
+   * `value` is borrowed for the duration of the call. An error is logged by the hub; the
+   * instance keeps running (use report_fault to give up). */
+  pb_status (*receive)(void *instance, uint32_t port_index, const pb_value *value, pb_error *error);
+
+  /* [plugin context] Stop work: after return, no thread of the plugin uses the host table. */
+  pb_status (*stop)(void *instance, pb_error *error);
+
+  /* [plugin context] Free the instance. Called once after a successful create(). */
+  void (*destroy)(void *instance);
+} pb_plugin_descriptor;
+
+/* The entry symbol. [any thread] Returns a descriptor valid for the life of the process,
+ * or NULL if the plugin cannot run here at all. */
+typedef const pb_plugin_descriptor *(*pb_describe_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PATCHBAY_PLUGIN_H */

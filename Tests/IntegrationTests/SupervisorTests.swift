@@ -1,0 +1,176 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Restart, hang detection, buffering while down, persistence, reload and shutdown, with real
+/// processes. No timing assertions: every wait is for a condition, with a generous deadline.
+@Suite(.serialized) struct SupervisorTests {
+  func faultConfig(_ harness: HubHarness, extra: String = "") -> String {
+    """
+    [instances.worker]
+    plugin = "fault"
+    record = "\(harness.directory.path)/worker.txt"
+    backoff_initial_ms = 100
+    heartbeat_interval_ms = 200
+    hang_timeout_ms = 1500
+    \(extra)
+
+    [instances.counter]
+    plugin = "example-c"
+
+    [instances.probe]
+    plugin = "example-swift"
+    record = "\(harness.directory.path)/probe.jsonl"
+    ports = [{ name = "count", type = "integer", kind = "state" },
+             { name = "scene", type = "bool", kind = "state" },
+             { name = "press", type = "button", kind = "event" }]
+
+    [[routes]]
+    from = "counter.count"
+    to = "worker.events"
+
+    [[routes]]
+    from = "counter.count"
+    to = "probe.count"
+
+    [[routes]]
+    name = "bedside"
+    from = "probe.press.out"
+    filter = ["click"]
+    to = "probe.scene"
+    cycle = [true, false]
+    """
+  }
+
+  @Test func hungPluginIsKilledAndRestartedAndNothingIsLost() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(faultConfig(harness))
+    try harness.start()
+    let hub = harness.hub!
+    try eventually("worker got 0") { harness.recorded("worker.txt") == ["0"] }
+    #expect(try harness.cli("send", "worker.command", "hang").status == 0)
+    // While it hangs, 5 events are routed to it; they wait in its inbox.
+    for _ in 0..<5 { #expect(try harness.cli("send", "counter.increment", "trigger").status == 0) }
+    try hub.waitForLine(containing: "[worker] not answering heartbeats")
+    try hub.waitForLine(containing: "stopped answering heartbeats")
+    // count is a state output, so the restarted worker gets the newest count; the events
+    // port keeps every value it was given in order, exactly once.
+    try eventually("worker caught up") { harness.recorded("worker.txt").last == "5" }
+    let seen = harness.recorded("worker.txt").compactMap(Int.init)
+    #expect(seen == seen.sorted())
+    #expect(Set(seen).count == seen.count)
+    try harness.stop()
+  }
+
+  @Test func toggleStateSurvivesHubRestart() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(faultConfig(harness))
+    try harness.start()
+    #expect(try harness.cli("send", "probe.press", "click").status == 0)
+    try eventually("scene true") { harness.recorded("probe.jsonl").contains(#"{"port":"scene","value":true}"#) }
+    try harness.stop()
+    try harness.start()
+    #expect(try harness.cli("send", "probe.press", "click").status == 0)
+    try eventually("scene false after restart") {
+      harness.recorded("probe.jsonl").contains(#"{"port":"scene","value":false}"#)
+    }
+    try harness.stop()
+  }
+
+  @Test func reloadRestartsOnlyWhatChangedAndRefusesBadConfig() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(faultConfig(harness))
+    try harness.start()
+    func pids() throws -> [String: Int32] {
+      let output = try harness.cli("status", "--json").output
+      let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+      var result: [String: Int32] = [:]
+      for instance in json?["instances"] as? [[String: Any]] ?? [] {
+        if let name = instance["name"] as? String, let pid = instance["pid"] as? Int32 { result[name] = pid }
+      }
+      return result
+    }
+    var before: [String: Int32] = [:]
+    try eventually("three pids") {
+      before = try pids()
+      return before.count == 3
+    }
+    try harness.writeConfig(faultConfig(harness).replacingOccurrences(of: "plugin = \"example-c\"", with: "plugin = \"example-c\"\nstep = 2"))
+    let reload = try harness.cli("reload")
+    #expect(reload.status == 0, "\(reload.output)")
+    #expect(reload.output.contains("restarted counter"))
+    var after: [String: Int32] = [:]
+    try eventually("counter has a new pid") {
+      after = try pids()
+      return after.count == 3 && after["counter"] != before["counter"]
+    }
+    #expect(after["worker"] == before["worker"])
+    #expect(after["probe"] == before["probe"])
+
+    // An invalid config is refused with check's messages; nothing changes.
+    try harness.writeConfig(faultConfig(harness) + "\n[[routes]]\nfrom = \"counter.count\"\nto = \"probe.scene\"\n")
+    let refused = try harness.cli("reload")
+    #expect(refused.status == 1)
+    #expect(refused.output.contains("type mismatch: counter.count is integer but probe.scene is bool"))
+    #expect(try pids() == after)
+    try harness.stop()
+  }
+
+  @Test func memoryLimitEndsALeakingPluginAndSlowConsumersDropCountedEvents() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(
+      """
+      [instances.leaky]
+      plugin = "fault"
+      memory_limit_mb = 300
+      restart = "temporary"
+
+      [instances.slow]
+      plugin = "fault"
+      queue_size = 5
+
+      [instances.source]
+      plugin = "fault"
+
+      [[routes]]
+      name = "flood"
+      from = "source.flood"
+      to = "slow.events"
+      """)
+    try harness.start()
+    let hub = harness.hub!
+    #expect(try harness.cli("send", "leaky.command", "leak 1000").status == 0)
+    try hub.waitForLine(containing: "[leaky] plugin process")
+    try hub.waitForLine(containing: "[leaky] failed: ended")
+    #expect(try harness.cli("send", "slow.command", "slow 200").status == 0)
+    #expect(try harness.cli("send", "source.command", "flood 200").status == 0)
+    try hub.waitForLine(containing: "queue of slow.events is full")
+    try eventually("drops counted on the route") {
+      let status = try harness.cli("status").output
+      return status.contains("routes[1]  flood  drops") && !status.contains("flood  drops 0")
+    }
+    try harness.stop()
+  }
+
+  @Test func killingTheHubLeavesNoPluginProcess() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
+    try harness.writeConfig(faultConfig(harness))
+    try harness.start()
+    var children: [Int32] = []
+    try eventually("three plugin processes") {
+      children = harness.pluginPIDs()
+      return children.count == 3
+    }
+    harness.hub!.signal(SIGKILL)
+    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
+  }
+}

@@ -1,0 +1,89 @@
+import PatchbayValues
+import PatchbayWire
+import Testing
+
+@Suite struct FrameDecodingTests {
+  static let samples: [HostMessage] = [
+    .hello(protocolVersion: 1, pid: 42),
+    .described(PluginInfo(name: "flic", version: "1.0", description: "buttons", abiMajor: 1, abiMinor: 0)),
+    .created(
+      PluginInfo(name: "x", version: "1", description: "", abiMajor: 1, abiMinor: 0),
+      ports: [PortDescriptor(name: "a.b", direction: .output, kind: .state, type: .light, description: "d")]),
+    .failed(stage: .start, status: -5, message: "unreachable"),
+    .started,
+    .publish(port: 3, value: .light(LightCommand(on: true, brightness: 50, color: HSBColor(hue: 120, saturation: 75, brightness: 100)))),
+    .publish(port: 1, value: .button(ButtonEvent(action: .doubleClick, queued: true, ageMs: 1500))),
+    .publish(port: 0, value: .text("héllo")),
+    .log(level: 4, message: "careful"),
+    .heartbeat(sequence: 99),
+    .stopped,
+  ]
+
+  @Test func everyHostMessageRoundTrips() throws {
+    for message in Self.samples {
+      #expect(try HostMessage.decode(message.encode()) == message)
+    }
+  }
+
+  @Test func everyHubMessageRoundTrips() throws {
+    let messages: [HubMessage] = [
+      .hello(protocolVersion: 1), .describe(libraryPath: "/x.so"),
+      .load(LoadRequest(libraryPath: "/p.so", instanceName: "i", configJSON: "{}", stateDirectory: "/s", logLevel: 2)),
+      .start, .input(port: 2, value: .color(HSBColor(hue: 1, saturation: 2, brightness: 3))), .heartbeat(sequence: 7),
+      .stop,
+    ]
+    for message in messages {
+      #expect(try HubMessage.decode(message.encode()) == message)
+    }
+  }
+
+  @Test func truncatedFramesAreRejected() {
+    for message in Self.samples {
+      let frame = message.encode()
+      for length in 0..<frame.count {
+        #expect(throws: WireError.self) { try HostMessage.decode(Array(frame.prefix(length))) }
+      }
+    }
+  }
+
+  @Test func trailingBytesAreRejected() {
+    #expect(throws: WireError.self) { try HostMessage.decode(HostMessage.started.encode() + [0]) }
+  }
+
+  @Test func oversizedFramesAreRejected() {
+    let frame = [UInt8](repeating: 0, count: WireProtocol.maximumFrameBytes + 1)
+    #expect(throws: WireError.oversized(frame.count)) { try HostMessage.decode(frame) }
+  }
+
+  @Test func unknownVersionTypeAndValuesAreRejected() {
+    #expect(throws: WireError.unknownVersion(9)) { try HostMessage.decode([9, 5, 0, 0]) }
+    #expect(throws: WireError.unknownMessage(200)) { try HostMessage.decode([1, 200, 0, 0]) }
+    // publish with value type 77
+    #expect(throws: WireError.self) { try HostMessage.decode([1, 6, 0, 0, 0, 0, 0, 0, 77]) }
+    // a string length far beyond the frame
+    #expect(throws: WireError.self) { try HostMessage.decode([1, 7, 0, 0, 2, 0xff, 0xff, 0xff, 0x7f]) }
+    // a number that is NaN
+    var nan = [UInt8]([1, 6, 0, 0, 0, 0, 0, 0, 4])
+    withUnsafeBytes(of: Double.nan.bitPattern.littleEndian) { nan += $0 }
+    #expect(throws: WireError.self) { try HostMessage.decode(nan) }
+  }
+
+  @Test func randomGarbageNeverCrashes() {
+    var generator = SystemRandomNumberGenerator()
+    var accepted = 0
+    for _ in 0..<20_000 {
+      let length = Int.random(in: 0..<64, using: &generator)
+      var frame = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      // Make half of them look like real headers so decoding goes deeper.
+      if frame.count >= 4, Bool.random(using: &generator) {
+        frame[0] = 1
+        frame[2] = 0
+        frame[3] = 0
+        frame[1] = UInt8.random(in: 1...9, using: &generator)
+      }
+      if (try? HostMessage.decode(frame)) != nil { accepted += 1 }
+      _ = try? HubMessage.decode(frame)
+    }
+    #expect(accepted < 20_000)
+  }
+}
