@@ -64,7 +64,7 @@ final class PluginClientTests {
     try eventually("the client to notice the lost connection", within: 30) { !client.isConnected }
     client.update(.init(accessory: "desk", characteristic: "On"), to: .bool(true))  // while disconnected
     simulator = try SimulatorProcess(
-      port: port, directory: directory, arguments: ["--cache", cachePath], name: "control2")
+      port: port, directory: directory, arguments: ["--cache", cachePath], name: "simulator2")
     defer { try? simulator.stop() }
     // The cache kept the accessory: "already used" is success, and the values come again.
     try simulator.waitForLine(containing: "add ws_morning (Switch): name 'ws_morning' is already used.")

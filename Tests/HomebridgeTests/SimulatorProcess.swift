@@ -11,7 +11,7 @@ final class SimulatorProcess {
   let controlPath: String
   let child: ChildProcess
 
-  init(port: Int, directory: TemporaryDirectory, arguments: [String] = [], name: String = "control") throws {
+  init(port: Int, directory: TemporaryDirectory, arguments: [String] = [], name: String = "simulator") throws {
     self.port = port
     controlPath = directory.url.appendingPathComponent("\(name).sock").path
     child = try ChildProcess(

@@ -133,7 +133,7 @@ final class SimulatorTests {
     try simulator.stop()
     let restarted = try SimulatorProcess(
       port: simulator.port, directory: directory,
-      arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path], name: "control2")
+      arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path], name: "simulator2")
     defer { try? restarted.stop() }
     #expect(try restarted.control("table").contains("kept (Switch): On=blank"))
   }
