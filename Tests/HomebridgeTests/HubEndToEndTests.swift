@@ -131,4 +131,33 @@ final class HubEndToEndTests {
     #expect(table.contains("ws_morning (Switch): On=true"))
     #expect(table.contains("desk (Lightbulb): On=blank Brightness=42"))
   }
+
+  @Test func configMistakesNameTheKey() throws {
+    try directory.write(
+      "bad.toml",
+      """
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      url = "wss://127.0.0.1:4050"
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lamp"
+      """)
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    #expect(result.status != 0)
+    #expect(result.output.contains("url: scheme 'wss' is not supported"), "\(result.output)")
+    try directory.write(
+      "bad.toml",
+      """
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lamp"
+      """)
+    let service = try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    #expect(service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
+  }
 }
