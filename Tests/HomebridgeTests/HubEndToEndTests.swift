@@ -158,6 +158,7 @@ final class HubEndToEndTests {
       """)
     let service = try runProgram(
       BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
-    #expect(service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
+    #expect(
+      service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
   }
 }

@@ -4,6 +4,10 @@ import HomebridgeProtocol
 import PatchbayTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The plugin's websocket client against the simulator process.
 @Suite("homebridge-websocket client against the simulator", .serialized)
 final class PluginClientTests {
@@ -117,5 +121,62 @@ final class WriteLog: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return entries
+  }
+}
+
+/// A TCP server that answers every connection with junk and hangs up: not a websocket.
+final class JunkServer: @unchecked Sendable {
+  let fd: Int32
+  private let lock = NSLock()
+  private var accepted = 0
+  private var running = true
+
+  init(port: Int) throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var yes: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else { throw JunkError() }
+    Thread {
+      while true {
+        let client = accept(self.fd, nil, nil)
+        guard client >= 0 else { return }
+        self.lock.withLock { self.accepted += 1 }
+        _ = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n\u{0}\u{1}{]x".withCString { write(client, $0, strlen($0)) }
+        close(client)
+      }
+    }.start()
+  }
+
+  var connections: Int { lock.withLock { accepted } }
+
+  func stop() {
+    shutdown(fd, Int32(SHUT_RDWR))
+    close(fd)
+  }
+
+  struct JunkError: Error {}
+}
+
+extension PluginClientTests {
+  @Test func survivesAServerThatIsNotHomebridgeAndConnectsOnceItIs() throws {
+    let junk = try JunkServer(port: port)
+    let client = try makeClient()
+    defer { client.stop() }
+    client.start()
+    client.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
+    try eventually("the client to retry the junk server", within: 60) { junk.connections >= 3 }
+    #expect(!client.isConnected)
+    junk.stop()
+    let simulator = try SimulatorProcess(port: port, directory: directory)
+    defer { try? simulator.stop() }
+    try simulator.waitForLine(containing: "setValue ws_morning.On = true")
+    #expect(client.isConnected)
   }
 }
