@@ -27,6 +27,7 @@ let package = Package(
     swiftPlugin("flic", target: "FlicPlugin"),
     // END flic products
     // BEGIN homebridge products
+    swiftPlugin("homebridge-websocket", target: "HomebridgePlugin"),
     // END homebridge products
     // BEGIN hue products
     // END hue products
@@ -85,6 +86,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // BEGIN simulator dependencies
         "FlicdSimulator",
+        "HomebridgeSimulator",
         // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
@@ -109,6 +111,25 @@ let package = Package(
       path: "Sources/Simulators/Flicd", swiftSettings: strict),
     // END flic targets
     // BEGIN homebridge targets
+    // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
+    .target(name: "HomebridgeProtocol", path: "Plugins/homebridge-websocket/Protocol", swiftSettings: strict),
+    .target(
+      name: "HomebridgePlugin",
+      dependencies: [
+        "PatchbayPluginKit", "HomebridgeProtocol",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
+    .target(
+      name: "HomebridgeSimulator",
+      dependencies: [
+        "HomebridgeProtocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      path: "Sources/Simulators/Homebridge", swiftSettings: strict),
     // END homebridge targets
     // BEGIN hue targets
     // END hue targets
@@ -145,6 +166,14 @@ let package = Package(
       swiftSettings: strict),
     // END flic tests
     // BEGIN homebridge tests
+    .testTarget(
+      name: "HomebridgeTests",
+      dependencies: [
+        "HomebridgeProtocol", "HomebridgePlugin", "PatchbayTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      swiftSettings: strict),
     // END homebridge tests
     // BEGIN hue tests
     // END hue tests
