@@ -24,10 +24,10 @@ let package = Package(
     swiftPlugin("example-swift", target: "ExampleSwiftPlugin"),
     swiftPlugin("fault", target: "FaultPlugin"),
     // BEGIN flic products
-    swiftPlugin("flic", target: "FlicPlugin"),
+    swiftPlugin("flic", target: "FlicPluginEntry"),
     // END flic products
     // BEGIN homebridge products
-    swiftPlugin("homebridge-websocket", target: "HomebridgePlugin"),
+    swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     // END homebridge products
     // BEGIN hue products
     // END hue products
@@ -101,6 +101,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
+    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(
       name: "FlicdSimulator",
@@ -121,6 +122,7 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
       path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
+    .target(name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry", swiftSettings: strict),
     .target(
       name: "HomebridgeSimulator",
       dependencies: [

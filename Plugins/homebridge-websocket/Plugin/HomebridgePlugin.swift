@@ -61,8 +61,9 @@ final class HomebridgePlugin: PatchbayPlugin {
   }
 }
 
-@_cdecl("patchbay_plugin_describe")
-public func patchbayPluginDescribe() -> UnsafeRawPointer {
+/// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
+/// tests can link this module without a second copy of the entry symbol).
+public func describeHomebridgePlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: HomebridgePlugin.self, name: "homebridge-websocket", version: "1.0.0",
     description: "HomeKit accessories through Homebridge's homebridge-websocket plugin")
