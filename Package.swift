@@ -9,6 +9,9 @@ func swiftPlugin(_ name: String, target: String) -> Product {
   .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
 }
 
+// Fuzz targets are built only for fuzzing: PATCHBAY_FUZZ=1 swift build -Xswiftc -sanitize=fuzzer,address
+let fuzzing = Context.environment["PATCHBAY_FUZZ"] == "1"
+
 let package = Package(
   name: "patchbay",
   platforms: [.macOS(.v14)],
@@ -21,6 +24,7 @@ let package = Package(
     swiftPlugin("example-swift", target: "ExampleSwiftPlugin"),
     swiftPlugin("fault", target: "FaultPlugin"),
     // BEGIN flic products
+    swiftPlugin("flic", target: "FlicPlugin"),
     // END flic products
     // BEGIN homebridge products
     swiftPlugin("homebridge-websocket", target: "HomebridgePlugin"),
@@ -64,6 +68,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         // BEGIN cli plugin helpers
+        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         // END cli plugin helpers
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
@@ -78,13 +83,32 @@ let package = Package(
     .executableTarget(
       name: "SimulatorCLI",
       dependencies: [
-        .product(name: "ArgumentParser", package: "swift-argument-parser")
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // BEGIN simulator dependencies
-        , "HomebridgeSimulator"
+        "FlicdSimulator",
+        "HomebridgeSimulator",
         // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
     // BEGIN flic targets
+    // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
+    .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
+    // Flic buttons through flicd: a self-healing TCP client publishing button ports.
+    .target(
+      name: "FlicPlugin",
+      dependencies: [
+        "FlicProtocol", "PatchbayPluginKit", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Plugins/flic/Plugin", swiftSettings: strict),
+    // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
+    .target(
+      name: "FlicdSimulator",
+      dependencies: [
+        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/Simulators/Flicd", swiftSettings: strict),
     // END flic targets
     // BEGIN homebridge targets
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
@@ -133,6 +157,13 @@ let package = Package(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
       swiftSettings: strict),
     // BEGIN flic tests
+    .testTarget(
+      name: "FlicTests",
+      dependencies: [
+        "FlicProtocol", "FlicdSimulator", "FlicPlugin", "PatchbayPluginKit", "PatchbayTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      swiftSettings: strict),
     // END flic tests
     // BEGIN homebridge tests
     .testTarget(
@@ -148,3 +179,10 @@ let package = Package(
     // END hue tests
   ]
 )
+
+if fuzzing {
+  package.targets.append(
+    .executableTarget(
+      name: "ConfigFuzzer", dependencies: ["PatchbayHub"], path: "Fuzz/config",
+      exclude: ["run-fuzz"], swiftSettings: strict))
+}

@@ -3,7 +3,8 @@ import PatchbayPluginKit
 
 /// fault: a plugin that misbehaves on command, for proving the hub's isolation and supervisor.
 ///
-/// Inputs: `command` (event, text): segfault | abort | exit CODE | hang | leak MB | flood N | slow MS;
+/// Inputs: `command` (event, text): segfault | abort | exit CODE | hang | leak MB | flood N | slow MS |
+/// garbage (writes a broken frame onto the host's socket to the hub);
 /// `events` (event, integer): echoed on output `echo` (and recorded when `record` is set),
 /// after sleeping `slow` ms if a slow-consumer mode is on.
 /// Config: `on_start` = a command to run inside start(); `on_input` = a command to run when any
@@ -79,6 +80,11 @@ final class Fault: PatchbayPlugin {
       for _ in 0..<max(argument, 1) { leaked.append([UInt8](repeating: 1, count: 1024 * 1024)) }
     case "flood":
       for number in 0..<argument { context.publish(.integer(Int64(number)), on: flood) }
+    case "garbage":
+      // Writes straight onto the plugin host's socket to the hub (fd 3), bypassing the host:
+      // a frame with an unknown version. The hub must treat the process as broken.
+      let frame: [UInt8] = [0xEE, 0x42, 0x13, 0x37, 0xDE, 0xAD]
+      _ = frame.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
     case "slow":
       slowMs = argument
     default:

@@ -1,0 +1,63 @@
+import FlicProtocol
+import PatchbayPluginKit
+
+/// The flic plugin: Flic buttons through flicd. Per configured button NAME it publishes
+/// `NAME.button` (event: down, up, click, double_click, hold, with queued flag and age),
+/// `NAME.connected` (state: bool) and `NAME.battery` (state: integer percent).
+final class FlicButtonPlugin: PatchbayPlugin {
+  struct ButtonPorts {
+    var button: OutputPort
+    var connected: OutputPort
+    var battery: OutputPort
+  }
+
+  let context: PluginContext
+  let config: FlicConfig
+  let ports: [ButtonPorts]
+  private var connection: FlicdConnection?
+
+  init(context: PluginContext) throws {
+    self.context = context
+    config = try FlicConfig(json: context.configJSON)
+    ports = try config.buttons.map { button in
+      ButtonPorts(
+        button: try context.addOutput(
+          "\(button.name).button", .button, kind: .event, description: "presses of \(button.address)"),
+        connected: try context.addOutput(
+          "\(button.name).connected", .bool, kind: .state, description: "flicd has a live link to the button"),
+        battery: try context.addOutput(
+          "\(button.name).battery", .integer, kind: .state, description: "battery level in percent"))
+    }
+  }
+
+  func start() throws {
+    let context = self.context
+    let ports = self.ports
+    let connection = FlicdConnection(
+      config: config,
+      events: FlicdConnection.Events(
+        button: { index, event in context.publish(.button(event), on: ports[index].button) },
+        connected: { index, linked in context.publish(.bool(linked), on: ports[index].connected) },
+        battery: { index, percent in context.publish(.integer(Int64(percent)), on: ports[index].battery) },
+        log: { level, message in context.log(level, message) }))
+    self.connection = connection
+    context.log(.info, "watching \(config.buttons.count) buttons through flicd at \(config.host):\(config.port)")
+    connection.start()
+  }
+
+  func receive(_ value: Value, on port: InputPort) throws {
+    // The plugin declares no inputs.
+  }
+
+  func stop() {
+    connection?.stop()
+    connection = nil
+  }
+}
+
+@_cdecl("patchbay_plugin_describe")
+public func patchbayPluginDescribe() -> UnsafeRawPointer {
+  PluginExport.descriptor(
+    for: FlicButtonPlugin.self, name: "flic", version: "1.0.0",
+    description: "Flic buttons through flicd: presses, link state and battery per button")
+}

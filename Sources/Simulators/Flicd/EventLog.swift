@@ -1,0 +1,33 @@
+import Foundation
+
+/// One line per thing that happened, flushed at once so tests and the demo can follow the
+/// simulator through a pipe.
+public final class EventLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private let sink: @Sendable (String) -> Void
+  private var recent: [String] = []
+
+  /// Writes to `sink`; the default is standard output.
+  public init(sink: @escaping @Sendable (String) -> Void = EventLog.standardOutput) {
+    self.sink = sink
+  }
+
+  public func line(_ text: String) {
+    lock.lock()
+    recent.append(text)
+    if recent.count > 10_000 { recent.removeFirst(5_000) }
+    lock.unlock()
+    sink(text)
+  }
+
+  /// The most recent lines (bounded), for in-process tests.
+  public var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return recent
+  }
+
+  public static let standardOutput: @Sendable (String) -> Void = { text in
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  }
+}

@@ -1,0 +1,387 @@
+import FlicProtocol
+import Foundation
+import NIOCore
+
+/// The state and behaviour of a simulated flicd: buttons, clients and their channels, scan
+/// wizards, presses. Every method runs on `loop` (one thread), so the state needs no locks.
+final class SimulatedDaemon: @unchecked Sendable {
+  let loop: EventLoop
+  let log: EventLog
+  let scanWizardTimeout: TimeAmount
+  let controllerAddress = BluetoothAddress("00:1a:7d:da:71:13")!
+
+  private var buttons: [BluetoothAddress: SimulatedButton] = [:]
+  /// Buttons "in pairing mode" waiting for a scan wizard, first come first paired.
+  private var pendingButtons: [SimulatedButton] = []
+  private var sessions: [Int: ClientSession] = [:]
+  private var nextSessionID = 1
+
+  init(loop: EventLoop, log: EventLog, buttons: [(BluetoothAddress, String)], scanWizardTimeout: TimeAmount) {
+    self.loop = loop
+    self.log = log
+    self.scanWizardTimeout = scanWizardTimeout
+    for (address, name) in buttons {
+      self.buttons[address] = SimulatedButton(address: address, name: name, verified: true)
+    }
+  }
+
+  // MARK: Clients
+
+  func clientConnected(_ channel: Channel) -> ClientSession {
+    let session = ClientSession(id: nextSessionID, channel: channel)
+    nextSessionID += 1
+    sessions[session.id] = session
+    log.line("client \(session.id) connected from \(channel.remoteAddress.map { "\($0)" } ?? "?")")
+    return session
+  }
+
+  func clientDisconnected(_ session: ClientSession) {
+    for timer in session.scanWizards.values { timer.cancel() }
+    sessions[session.id] = nil
+    log.line("client \(session.id) disconnected")
+    for address in Set(session.connectionChannels.values.map(\.address)) { logRadioParameters(address) }
+  }
+
+  private func send(_ event: EventPacket, to session: ClientSession, about address: BluetoothAddress? = nil) {
+    session.send(event)
+    let subject = address.map { " [\($0)]" } ?? ""
+    log.line("client \(session.id) <- \(event.logDescription)\(subject)")
+  }
+
+  // MARK: Commands from clients
+
+  func handle(_ command: CommandPacket, from session: ClientSession) {
+    log.line("client \(session.id) -> \(command.logDescription)")
+    switch command {
+    case .getInfo:
+      let verified = buttons.values.filter(\.verified).map(\.address).sorted()
+      send(
+        .getInfoResponse(
+          DaemonInfo(
+            controllerState: .attached, address: controllerAddress, addressType: .public, maxPendingConnections: 6,
+            maxConcurrentlyConnectedButtons: -1, currentPendingConnections: UInt8(min(pendingChannelCount, 255)),
+            currentlyNoSpace: false, verifiedButtons: verified)), to: session)
+
+    case .createScanner(let scanID):
+      session.scanners.insert(scanID)
+      // One advertisement per button in range, as a scan would see them once.
+      for button in (buttons.values.filter(\.inRange) + pendingButtons).sorted(by: { $0.address < $1.address }) {
+        send(
+          .advertisement(
+            Advertisement(
+              scanID: scanID, address: button.address, name: button.name, rssi: -60, isPrivate: false,
+              alreadyVerified: button.verified, alreadyConnectedToThisDevice: isReady(button.address),
+              alreadyConnectedToOtherDevice: false)), to: session, about: button.address)
+      }
+
+    case .removeScanner(let scanID):
+      session.scanners.remove(scanID)
+
+    case .createConnectionChannel(let id, let address, let latency, let autoDisconnect):
+      let wasReady = isReady(address)
+      session.connectionChannels[id] = ClientSession.ConnectionChannel(
+        address: address, latencyMode: latency, autoDisconnectTime: autoDisconnect)
+      logRadioParameters(address)
+      if wasReady {
+        send(
+          .createConnectionChannelResponse(connectionID: id, error: .noError, status: .ready), to: session,
+          about: address)
+      } else {
+        send(
+          .createConnectionChannelResponse(connectionID: id, error: .noError, status: .disconnected), to: session,
+          about: address)
+        if let button = buttons[address], button.verified, button.inRange {
+          // The first channel to a button in range makes flicd link to it.
+          announceLink(address)
+        }
+      }
+
+    case .removeConnectionChannel(let id):
+      if let channel = session.connectionChannels.removeValue(forKey: id) {
+        send(
+          .connectionChannelRemoved(connectionID: id, reason: .removedByThisClient), to: session, about: channel.address
+        )
+        logRadioParameters(channel.address)
+      }
+
+    case .forceDisconnect(let address):
+      removeChannels(
+        of: address, caller: session, thisClient: .forceDisconnectedByThisClient,
+        otherClient: .forceDisconnectedByOtherClient)
+
+    case .changeModeParameters(let id, let latency, let autoDisconnect):
+      if var channel = session.connectionChannels[id] {
+        channel.latencyMode = latency
+        channel.autoDisconnectTime = autoDisconnect
+        session.connectionChannels[id] = channel
+        logRadioParameters(channel.address)
+      }
+
+    case .ping(let pingID):
+      send(.pingResponse(pingID: pingID), to: session)
+
+    case .getButtonInfo(let address):
+      let info =
+        buttons[address]?.info
+        ?? ButtonInfo(address: address, uuid: [], color: "", serialNumber: "", flicVersion: 0, firmwareVersion: 0)
+      send(.getButtonInfoResponse(info), to: session, about: address)
+
+    case .createScanWizard(let id):
+      let timer = loop.scheduleTask(in: scanWizardTimeout) { [self] in
+        finishScanWizard(id, of: session, result: .failedTimeout)
+      }
+      session.scanWizards[id] = timer
+      runPendingScanWizards()
+
+    case .cancelScanWizard(let id):
+      finishScanWizard(id, of: session, result: .cancelledByUser)
+
+    case .deleteButton(let address):
+      removeChannels(of: address, caller: session, thisClient: .deletedByThisClient, otherClient: .deletedByOtherClient)
+      if buttons[address]?.verified == true {
+        buttons[address]?.verified = false
+        for other in sortedSessions {
+          send(.buttonDeleted(address: address, deletedByThisClient: other === session), to: other, about: address)
+        }
+      }
+
+    case .createBatteryStatusListener(let id, let address):
+      session.batteryListeners[id] = address
+      // The listener learns the current level at once.
+      send(
+        .batteryStatus(
+          listenerID: id, batteryPercentage: buttons[address]?.batteryPercentage ?? -1, timestamp: Self.now),
+        to: session, about: address)
+
+    case .removeBatteryStatusListener(let id):
+      session.batteryListeners[id] = nil
+
+    case .unknown(let opcode, _):
+      log.line("client \(session.id) unknown command opcode \(opcode) ignored")
+    }
+  }
+
+  private var sortedSessions: [ClientSession] { sessions.values.sorted { $0.id < $1.id } }
+
+  private var pendingChannelCount: Int {
+    sessions.values.reduce(0) { count, session in
+      count + session.connectionChannels.values.filter { !isReady($0.address) }.count
+    }
+  }
+
+  /// A button is linked when it is paired, in range and at least one channel watches it.
+  private func isReady(_ address: BluetoothAddress) -> Bool {
+    guard let button = buttons[address], button.verified, button.inRange else { return false }
+    return sessions.values.contains { !$0.channels(for: address).isEmpty }
+  }
+
+  private func removeChannels(
+    of address: BluetoothAddress, caller: ClientSession, thisClient: RemovedReason, otherClient: RemovedReason
+  ) {
+    for session in sortedSessions {
+      for id in session.channels(for: address) {
+        session.connectionChannels[id] = nil
+        send(
+          .connectionChannelRemoved(connectionID: id, reason: session === caller ? thisClient : otherClient),
+          to: session, about: address)
+      }
+    }
+  }
+
+  /// Several channels may watch one button: the radio uses the lowest latency and the longest
+  /// auto-disconnect time any of them asks for.
+  private func logRadioParameters(_ address: BluetoothAddress) {
+    let channels = sessions.values.flatMap { $0.connectionChannels.values.filter { $0.address == address } }
+    guard !channels.isEmpty else { return }
+    let rank: [LatencyMode: Int] = [.low: 0, .normal: 1, .high: 2]
+    let latency = channels.map(\.latencyMode).min { rank[$0]! < rank[$1]! }!
+    let autoDisconnect = channels.map(\.autoDisconnectTime).max()!
+    log.line("radio [\(address)] channels=\(channels.count) latency=\(latency) auto_disconnect=\(autoDisconnect)")
+  }
+
+  // MARK: Link state
+
+  /// Connected then Ready to every channel of the button, then its stored presses.
+  private func announceLink(_ address: BluetoothAddress) {
+    for session in sortedSessions {
+      for id in session.channels(for: address) {
+        send(
+          .connectionStatusChanged(connectionID: id, status: .connected, disconnectReason: .unspecified), to: session,
+          about: address)
+        send(
+          .connectionStatusChanged(connectionID: id, status: .ready, disconnectReason: .unspecified), to: session,
+          about: address)
+      }
+    }
+    guard var button = buttons[address], !button.storedPresses.isEmpty else { return }
+    let stored = button.storedPresses
+    button.storedPresses = []
+    buttons[address] = button
+    let now = ContinuousClock.now
+    for press in stored {
+      let waited = UInt32(clamping: (now - press.storedAt).components.seconds)
+      deliver(press.gesture, to: address, queuedAge: press.ageSeconds &+ waited)
+    }
+  }
+
+  private func announceLoss(_ address: BluetoothAddress) {
+    for session in sortedSessions {
+      for id in session.channels(for: address) {
+        send(
+          .connectionStatusChanged(connectionID: id, status: .disconnected, disconnectReason: .timedOut), to: session,
+          about: address)
+      }
+    }
+  }
+
+  // MARK: Presses
+
+  /// Sends a gesture's events to every channel watching the button. `queuedAge` nil is a live
+  /// press with flicd's timing; otherwise a stored press replayed at once.
+  private func deliver(_ gesture: PressGesture, to address: BluetoothAddress, queuedAge: UInt32?) {
+    var delay = 0
+    for step in gesture.steps(live: queuedAge == nil) {
+      delay += step.delayMs
+      let fire: @Sendable () -> Void = { [self] in
+        for session in sortedSessions {
+          for id in session.channels(for: address) {
+            let press = ButtonPress(
+              connectionID: id, clickType: step.clickType, wasQueued: queuedAge != nil, timeDiff: queuedAge ?? 0)
+            send(step.op.event(press), to: session, about: address)
+          }
+        }
+      }
+      if delay == 0 { fire() } else { loop.scheduleTask(in: .milliseconds(Int64(delay)), fire) }
+    }
+  }
+
+  // MARK: Scan wizard
+
+  private func runPendingScanWizards() {
+    for session in sortedSessions {
+      for id in session.scanWizards.keys.sorted() {
+        guard !pendingButtons.isEmpty else { return }
+        let button = pendingButtons.removeFirst()
+        pair(button, wizard: id, of: session)
+      }
+    }
+  }
+
+  /// Found, connected, verified: the steps of a successful pairing, a little apart as on a radio.
+  private func pair(_ button: SimulatedButton, wizard id: UInt32, of session: ClientSession) {
+    session.scanWizards[id]?.cancel()
+    session.scanWizards[id] = nil
+    let address = button.address
+    send(
+      .scanWizardFoundPublicButton(scanWizardID: id, address: address, name: button.name), to: session, about: address)
+    loop.scheduleTask(in: .milliseconds(100)) { [self] in
+      send(.scanWizardButtonConnected(scanWizardID: id), to: session, about: address)
+    }
+    loop.scheduleTask(in: .milliseconds(200)) { [self] in
+      var paired = button
+      paired.verified = true
+      paired.inRange = true
+      buttons[address] = paired
+      for other in sortedSessions { send(.newVerifiedButton(address: address), to: other, about: address) }
+      send(.scanWizardCompleted(scanWizardID: id, result: .success), to: session, about: address)
+      log.line("paired [\(address)] \(button.name)")
+      if isReady(address) { announceLink(address) }
+    }
+  }
+
+  private func finishScanWizard(_ id: UInt32, of session: ClientSession, result: ScanWizardResult) {
+    guard let timer = session.scanWizards.removeValue(forKey: id) else { return }
+    timer.cancel()
+    send(.scanWizardCompleted(scanWizardID: id, result: result), to: session)
+  }
+
+  // MARK: Control commands
+
+  /// Applies a control command that acts on the daemon; returns a one-line answer.
+  func apply(_ command: ControlCommand) throws(ControlError) -> String {
+    switch command {
+    case .press(let address, let gesture):
+      let button = try known(address)
+      guard button.inRange else {
+        // Out of range the button keeps the press and delivers it, queued, on reconnect.
+        buttons[address]?.storedPresses.append(StoredPress(gesture: gesture, ageSeconds: 0, storedAt: .now))
+        log.line("press [\(address)] \(gesture.rawValue) stored (out of range)")
+        return "stored"
+      }
+      log.line("press [\(address)] \(gesture.rawValue)")
+      deliver(gesture, to: address, queuedAge: nil)
+      return "ok"
+
+    case .queued(let address, let gesture, let age):
+      let button = try known(address)
+      guard button.inRange else {
+        buttons[address]?.storedPresses.append(StoredPress(gesture: gesture, ageSeconds: age, storedAt: .now))
+        log.line("queued [\(address)] \(gesture.rawValue) age=\(age)s stored (out of range)")
+        return "stored"
+      }
+      log.line("queued [\(address)] \(gesture.rawValue) age=\(age)s")
+      deliver(gesture, to: address, queuedAge: age)
+      return "ok"
+
+    case .disconnect(let address):
+      guard try known(address).inRange else { return "already disconnected" }
+      let wasReady = isReady(address)
+      buttons[address]?.inRange = false
+      log.line("button [\(address)] out of range")
+      if wasReady { announceLoss(address) }
+      return "ok"
+
+    case .reconnect(let address):
+      guard try !known(address).inRange else { return "already connected" }
+      buttons[address]?.inRange = true
+      log.line("button [\(address)] back in range")
+      if isReady(address) { announceLink(address) }
+      return "ok"
+
+    case .battery(let address, let percent):
+      _ = try known(address)
+      buttons[address]?.batteryPercentage = percent
+      for session in sortedSessions {
+        for (id, listened) in session.batteryListeners.sorted(by: { $0.key < $1.key }) where listened == address {
+          send(
+            .batteryStatus(listenerID: id, batteryPercentage: percent, timestamp: Self.now), to: session, about: address
+          )
+        }
+      }
+      return "ok"
+
+    case .addButton(let address, let name):
+      buttons[address] = SimulatedButton(address: address, name: name, verified: true)
+      log.line("button [\(address)] \(name) added (verified)")
+      return "ok"
+
+    case .addPendingButton(let address, let name):
+      pendingButtons.append(SimulatedButton(address: address, name: name, verified: false))
+      log.line("button [\(address)] \(name) waiting to be paired")
+      runPendingScanWizards()
+      return "ok"
+
+    case .status:
+      let list = buttons.values.sorted { $0.address < $1.address }.map {
+        "\($0.address)=\($0.name)\($0.verified ? "" : "(unpaired)")\($0.inRange ? "" : "(away)")"
+      }
+      return "clients=\(sessions.count) buttons=\(list.joined(separator: ","))"
+
+    case .waitChannel, .sleep, .quit:
+      return "ok"
+    }
+  }
+
+  /// Whether a client has a Ready channel to the button (for `wait-channel`).
+  func hasReadyChannel(_ address: BluetoothAddress) -> Bool { isReady(address) }
+
+  private func known(_ address: BluetoothAddress) throws(ControlError) -> SimulatedButton {
+    guard let button = buttons[address] else {
+      throw ControlError("unknown button \(address); known: \(buttons.keys.sorted().map(\.description))")
+    }
+    return button
+  }
+
+  /// Unix time, as BatteryStatus reports it.
+  static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The whole path: simulated flicd -> flic plugin (its own process under `patchbay run`) ->
+/// routes -> the example-swift plugin, which records every value it receives.
+@Suite(.serialized) struct FlicEndToEndTests {
+  let directory: TemporaryDirectory
+  let flicdPort = freeTCPPort()
+  let bedside = "80:e4:da:71:b6:8e"
+  let hallway = "08:09:0a:0b:0c:0d"
+
+  init() throws { directory = try TemporaryDirectory("patchbay-flic") }
+
+  var controlPath: String { directory.path + "/flicd.sock" }
+
+  func startSimulator() throws -> SimulatorProcess {
+    try SimulatorProcess(
+      port: flicdPort, controlPath: controlPath, buttons: ["\(bedside)=bedside", "\(hallway)=hallway"])
+  }
+
+  /// Starts `patchbay run` with the flic instance and a recording probe wired to its ports.
+  func startHub() throws -> ChildProcess {
+    let plugins = directory.path + "/plugins"
+    try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+    for name in ["flic", "example-swift"] {
+      try FileManager.default.createSymbolicLink(
+        atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
+    }
+    let config = try directory.write(
+      "patchbay.toml",
+      """
+      [hub]
+      state_directory = "\(directory.path)/state"
+      control_socket = "\(directory.path)/control.sock"
+      plugin_path = ["\(plugins)"]
+
+      [instances.buttons]
+      plugin = "flic"
+      port = \(flicdPort)
+      expose_up_down = true
+      max_queued_age_s = 3
+      [[instances.buttons.buttons]]
+      name = "bedside"
+      address = "\(bedside)"
+      [[instances.buttons.buttons]]
+      name = "hallway"
+      address = "\(hallway)"
+      latency_mode = "low"
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(directory.path)/probe.jsonl"
+      ports = [{ name = "bedside", type = "button", kind = "event" },
+               { name = "hallway", type = "button", kind = "event" },
+               { name = "bedside_connected", type = "bool", kind = "state" },
+               { name = "bedside_battery", type = "integer", kind = "state" }]
+
+      [[routes]]
+      from = "buttons.bedside.button"
+      to = "probe.bedside"
+      [[routes]]
+      from = "buttons.hallway.button"
+      to = "probe.hallway"
+      [[routes]]
+      from = "buttons.bedside.connected"
+      to = "probe.bedside_connected"
+      [[routes]]
+      from = "buttons.bedside.battery"
+      to = "probe.bedside_battery"
+      """)
+    let hub = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", config])
+    try hub.waitForLine(containing: "hub started", within: 60)
+    return hub
+  }
+
+  /// The values the probe recorded on one port, in order, as JSON text.
+  func recorded(_ port: String) -> [String] {
+    let text = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
+    let prefix = "{\"port\":\"\(port)\",\"value\":"
+    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
+      String($0.dropFirst(prefix.count).dropLast())
+    }
+  }
+
+  func actions(_ port: String) -> [String] {
+    recorded(port).compactMap { value in
+      guard let range = value.range(of: #""action":""#) else { return nil }
+      return String(value[range.upperBound...].prefix { $0 != "\"" })
+    }
+  }
+
+  static func live(_ action: String) -> String { #"{"action":"\#(action)","queued":false,"age_ms":0}"# }
+
+  @Test func gesturesQueuedPressesAndSeveralButtonsArriveAsButtonValues() throws {
+    let simulator = try startSimulator()
+    let hub = try startHub()
+    defer { _ = try? hub.terminate() }
+    try simulator.control("wait-channel \(bedside) 60")
+    try simulator.control("wait-channel \(hallway) 60")
+    try eventually("connected recorded") { recorded("bedside_connected").last == "true" }
+
+    try simulator.control("press \(bedside) single")
+    try eventually("single click; recorded \(recorded("bedside"))") { actions("bedside") == ["down", "up", "click"] }
+    try simulator.control("press \(bedside) double")
+    try eventually("double click") { actions("bedside").suffix(5) == ["down", "up", "down", "up", "double_click"] }
+    try simulator.control("press \(bedside) hold")
+    try eventually("hold") { actions("bedside").suffix(3) == ["down", "hold", "up"] }
+    try simulator.control("press \(bedside) down")
+    try simulator.control("press \(bedside) up")
+    try eventually("down and up") { actions("bedside").count == 13 && actions("bedside").suffix(2) == ["down", "up"] }
+    #expect(recorded("bedside").contains(Self.live("double_click")))
+
+    // A stale queued press is dropped, a fresh one delivered with its flag and age.
+    try simulator.control("queued \(bedside) double 30")
+    try simulator.control("queued \(bedside) single 2")
+    try eventually("fresh queued click") {
+      recorded("bedside").contains(#"{"action":"click","queued":true,"age_ms":2000}"#)
+    }
+    #expect(!recorded("bedside").contains { $0.contains(#""queued":true"#) && $0.contains("double_click") })
+    try eventually("drop logged") { hub.output.contains("dropped a queued double_click") }
+
+    // Each button reaches its own port.
+    let bedsideCount = actions("bedside").count
+    try simulator.control("press \(hallway) hold")
+    try eventually("hallway hold") { actions("hallway") == ["down", "hold", "up"] }
+    #expect(actions("bedside").count == bedsideCount)
+
+    try simulator.control("battery \(bedside) 55")
+    try eventually("battery") { recorded("bedside_battery").last == "55" }
+  }
+
+  @Test func connectedFollowsAFlicdRestartAndPressesArriveAfterIt() throws {
+    var simulator: SimulatorProcess? = try startSimulator()
+    let hub = try startHub()
+    defer { _ = try? hub.terminate() }
+    try simulator!.control("wait-channel \(bedside) 60")
+    try eventually("connected") { recorded("bedside_connected").last == "true" }
+
+    simulator!.process.signal(SIGKILL)
+    try simulator!.process.waitForExit()
+    simulator = nil
+    try eventually("disconnected recorded") { recorded("bedside_connected").last == "false" }
+
+    let restarted = try startSimulator()
+    try eventually("connected again", within: 60) { recorded("bedside_connected").last == "true" }
+    try restarted.control("wait-channel \(bedside) 60")
+    try restarted.control("press \(bedside) double")
+    try eventually("press after the restart") { actions("bedside").last == "double_click" }
+    #expect(recorded("bedside_connected").suffix(3) == ["true", "false", "true"])
+  }
+
+  @Test func scanPairsAPendingButtonAndListShowsIt() throws {
+    let simulator = try startSimulator()
+    let scan = try ChildProcess(
+      BuildProducts.executable("patchbay"), ["flic", "scan", "--port", "\(flicdPort)", "--timeout", "60"])
+    try scan.waitForLine(containing: "hold the button")
+    try simulator.control("add-pending-button 80:e4:da:70:00:01 F030abc")
+    #expect(try scan.waitForExit() == 0, "\(scan.output)\n\(simulator.process.output)")
+    try eventually("snippet printed", within: 5) { scan.output.contains(#"address = "80:e4:da:70:00:01""#) }
+    #expect(scan.output.contains("Paired: 80:e4:da:70:00:01 F030abc"))
+    #expect(scan.output.contains(#"name = "f030abc""#))
+
+    let list = try runProgram(BuildProducts.executable("patchbay"), ["flic", "list", "--port", "\(flicdPort)"])
+    #expect(list.status == 0)
+    #expect(list.output.contains("80:e4:da:70:00:01  white  SIM-700001"))
+    #expect(list.output.contains(bedside))
+    #expect(list.output.contains(hallway))
+
+    let none = try runProgram(
+      BuildProducts.executable("patchbay"), ["flic", "scan", "--port", "\(flicdPort)", "--timeout", "1"])
+    #expect(none.status == 1)
+    #expect(none.output.contains("no button paired"))
+  }
+
+  @Test func checkNamesTheKeyOfAFlicConfigMistake() throws {
+    let config = try directory.write(
+      "bad.toml",
+      """
+      [instances.buttons]
+      plugin = "flic"
+      [[instances.buttons.buttons]]
+      name = "bedside"
+      address = "80:e4:da:71:b6"
+      """)
+    let check = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", config])
+    #expect(check.status != 0)
+    #expect(check.output.contains("buttons.0.address '80:e4:da:71:b6' must be a Bluetooth address"))
+  }
+}

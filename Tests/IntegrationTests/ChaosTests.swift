@@ -1,0 +1,76 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// With a steady flow of events through the hub, one instance is hit by every fault kind again
+/// and again. The hub never dies, every event for the healthy instance arrives exactly once and
+/// in order, and a crash-looping instance is marked failed while the rest runs on.
+@Suite(.serialized) struct ChaosTests {
+  static let faults = ["segfault", "abort", "exit 3", "hang", "leak 4000", "garbage"]
+
+  @Test func faultsNeverReachHealthyInstances() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault"])
+    try harness.writeConfig(
+      """
+      [instances.source]
+      plugin = "fault"
+
+      [instances.healthy]
+      plugin = "fault"
+      record = "\(harness.directory.path)/healthy.txt"
+      queue_size = 100000
+
+      [instances.victim]
+      plugin = "fault"
+      max_restarts = 1000
+      backoff_initial_ms = 50
+      backoff_max_ms = 200
+      heartbeat_interval_ms = 100
+      hang_timeout_ms = 1000
+      memory_limit_mb = 300
+
+      [instances.crashloop]
+      plugin = "fault"
+      on_start = "abort"
+      max_restarts = 3
+      backoff_initial_ms = 50
+
+      [[routes]]
+      from = "source.flood"
+      to = "healthy.events"
+      """)
+    try harness.start()
+    let hub = harness.hub!
+    func victimEnds() -> Int {
+      hub.lines.filter { $0.contains("[victim] plugin process") }.count
+    }
+    func victimRuns() -> Int { hub.lines.filter { $0.contains("[victim] running") }.count }
+    let batch = 300
+    var batches = 0
+    for _ in 0..<2 {
+      for fault in Self.faults {
+        let ended = victimEnds()
+        let runs = victimRuns()
+        #expect(try harness.cli("send", "source.command", "flood \(batch)").status == 0)
+        batches += 1
+        #expect(try harness.cli("send", "victim.command", fault).status == 0)
+        try eventually("victim ended after \(fault)", within: 60) { victimEnds() > ended }
+        try eventually("victim running again after \(fault)", within: 60) { victimRuns() > runs }
+      }
+    }
+    try hub.waitForLine(containing: "[crashloop] failed: restarted 3 times")
+    let expected = (0..<batches).flatMap { _ in (0..<batch).map(String.init) }
+    try eventually("every event delivered once, in order", within: 60) {
+      harness.recorded("healthy.txt").count >= expected.count
+    }
+    #expect(harness.recorded("healthy.txt") == expected)
+    #expect(hub.isRunning)
+    for kind in ["SIGSEGV", "SIGABRT", "exited with code 3", "stopped answering heartbeats", "broke the wire protocol"] {
+      #expect(hub.lines.contains { $0.contains("[victim]") && $0.contains(kind) }, "no \(kind) seen")
+    }
+    let status = try harness.cli("status").output
+    #expect(status.contains("crashloop: failed since"))
+    try harness.stop()
+  }
+}
