@@ -114,13 +114,17 @@ let package = Package(
     // BEGIN homebridge targets
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
     .target(name: "HomebridgeProtocol", path: "Plugins/homebridge-websocket/Protocol", swiftSettings: strict),
+    // The self-healing websocket client; its own target so tests link it without the plugin's entry symbol.
     .target(
-      name: "HomebridgePlugin",
+      name: "HomebridgeConnection",
       dependencies: [
-        "PatchbayPluginKit", "HomebridgeProtocol",
+        "HomebridgeProtocol",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
+      path: "Plugins/homebridge-websocket/Connection", swiftSettings: strict),
+    .target(
+      name: "HomebridgePlugin", dependencies: ["PatchbayPluginKit", "HomebridgeProtocol", "HomebridgeConnection"],
       path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
     .target(name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry", swiftSettings: strict),
     .target(
@@ -171,7 +175,7 @@ let package = Package(
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
-        "HomebridgeProtocol", "HomebridgePlugin", "PatchbayTestSupport",
+        "HomebridgeProtocol", "HomebridgeConnection", "PatchbayTestSupport",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],

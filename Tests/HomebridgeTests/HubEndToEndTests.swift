@@ -13,7 +13,7 @@ final class HubEndToEndTests {
     directory = try TemporaryDirectory("homebridge-e2e")
   }
 
-  deinit { try? hub?.terminate() }
+  deinit { _ = try? hub?.terminate() }
 
   var configPath: String { directory.path + "/patchbay.toml" }
   var cachePath: String { directory.path + "/homebridge-cache.json" }
@@ -92,7 +92,7 @@ final class HubEndToEndTests {
     try simulator.waitForLine(containing: "setValue desk.On = true")
 
     let watch = try ChildProcess(BuildProducts.executable("patchbay"), ["watch", "--config", configPath, "homekit"])
-    defer { try? watch.terminate() }
+    defer { _ = try? watch.terminate() }
     // `watch` subscribes asynchronously: repeat the HomeKit write until it shows up there.
     try eventually(
       "HomeKit's write on homekit.desk.on.set; watch printed:\n\(watch.output)\nsimulator:\n\(simulator.child.output)"

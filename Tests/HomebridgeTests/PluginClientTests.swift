@@ -1,5 +1,5 @@
 import Foundation
-import HomebridgePlugin
+import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayPluginKit
 

@@ -1,3 +1,4 @@
+import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayPluginKit
 
