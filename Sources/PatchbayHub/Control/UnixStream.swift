@@ -5,12 +5,12 @@ import Foundation
 #endif
 
 /// A connected Unix stream socket with line-oriented reads and writes.
-final class UnixStream: @unchecked Sendable {
+public final class UnixStream: @unchecked Sendable {
   let descriptor: Int32
   private var buffer: [UInt8] = []
   private let writeLock = NSLock()
 
-  init(descriptor: Int32) { self.descriptor = descriptor }
+  public init(descriptor: Int32) { self.descriptor = descriptor }
 
   static func address(_ path: String) -> sockaddr_un? {
     var address = sockaddr_un()
@@ -25,7 +25,7 @@ final class UnixStream: @unchecked Sendable {
   }
 
   /// Connects to a listening socket at `path`.
-  static func connect(to path: String) throws(ControlError) -> UnixStream {
+  public static func connect(to path: String) throws(ControlError) -> UnixStream {
     guard var address = address(path) else { throw ControlError("socket path too long: \(path)") }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     let result = withUnsafePointer(to: &address) {
@@ -42,7 +42,7 @@ final class UnixStream: @unchecked Sendable {
   }
 
   /// The next line without its newline; nil at end of stream. Lines over 1 MiB end the stream.
-  func readLine() -> String? {
+  public func readLine() -> String? {
     while true {
       if let newline = buffer.firstIndex(of: 0x0A) {
         let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -59,7 +59,7 @@ final class UnixStream: @unchecked Sendable {
   }
 
   @discardableResult
-  func writeLine(_ line: String) -> Bool {
+  public func writeLine(_ line: String) -> Bool {
     let bytes = Array((line + "\n").utf8)
     return writeLock.withLock {
       var offset = 0
@@ -73,5 +73,5 @@ final class UnixStream: @unchecked Sendable {
     }
   }
 
-  func close() { _ = Glibc.close(descriptor) }
+  public func close() { _ = Glibc.close(descriptor) }
 }

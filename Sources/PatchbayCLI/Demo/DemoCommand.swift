@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import PatchbayHub
+
+/// `patchbay demo`: the bedside story end to end, with no hardware. It starts the flicd and
+/// Homebridge simulators (which speak the real protocols) and the hub with the flic and
+/// homebridge-websocket plugins, presses the button, and shows each step as it happens.
+struct DemoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract: "Show the bedside story against the simulators: press -> route -> HomeKit switch -> scene.")
+
+  @Flag(help: "Keep everything running afterwards and take button presses from the keyboard.")
+  var interactive = false
+
+  @Option(help: "Keep the demo's files (config, state, hub log) in this directory.")
+  var directory: String?
+
+  func run() throws {
+    let work = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-demo-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { if directory == nil { try? FileManager.default.removeItem(atPath: work) } }
+    let tools = try DemoTools()
+    let flicdPort = DemoTools.freePort()
+    let homebridgePort = DemoTools.freePort()
+    let config = work + "/bedside.toml"
+    try BedsideStory.config(directory: work, flicdPort: flicdPort, homebridgePort: homebridgePort)
+      .write(toFile: config, atomically: true, encoding: .utf8)
+
+    say("patchbay demo: the bedside story, with simulated hardware")
+    say("  config: \(config)   hub log: \(work)/hub.log")
+    say("")
+    say("Starting the flicd simulator (one paired Flic button) and the Homebridge simulator")
+    say("(homebridge-websocket, with two HomeKit automations: ws_morning on -> 'Good Morning',")
+    say("ws_evening on -> 'Good Night'; each scene turns both switches off again).")
+    let flicd = try DemoProcess(
+      name: "flicd", executable: tools.simulator,
+      arguments: [
+        "flicd", "--port", String(flicdPort), "--button", "\(BedsideStory.buttonAddress)=bedside",
+        "--control", work + "/flicd.sock", "--no-stdin",
+      ], show: { $0.hasPrefix("press ") })
+    var homebridgeArguments = ["homebridge", "--port", String(homebridgePort), "--control", work + "/homebridge.sock"]
+    for automation in BedsideStory.automations { homebridgeArguments += ["--automation", automation] }
+    let homebridge = try DemoProcess(
+      name: "homekit", executable: tools.simulator, arguments: homebridgeArguments,
+      show: { $0.hasPrefix("setValue") || $0.hasPrefix("scene") || $0.hasPrefix("homekit set") || $0.hasPrefix("add ") })
+    defer {
+      flicd.terminate()
+      homebridge.terminate()
+    }
+    try waitForSocket(work + "/flicd.sock")
+
+    var hub = try startHub(tools: tools, config: config, work: work)
+    defer { hub.terminate() }
+    try homebridge.waitForLine(containing: "add party", within: 60)
+    _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
+    say("")
+
+    try step("1. Single click: the first scene of the toggle", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
+    try homebridge.waitForLine(containing: "setValue ws_morning.On = false", after: 0, within: 30)
+    try step("2. Single click again: the other scene", flicd, "single", homebridge, expect: "scene 'Good Night' ran")
+
+    say("")
+    say("3. Restarting the hub: the toggle position is saved under its state directory.")
+    hub.terminate()
+    hub = try startHub(tools: tools, config: config, work: work)
+    _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
+    try homebridge.waitForLine(containing: "add party", after: homebridge.lineCount - 1, within: 60)
+    try step("4. Single click after the restart: back to the first scene", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
+    try step("5. Double click: the party switch turns on", flicd, "double", homebridge, expect: "setValue party.On = true")
+    try step("6. Hold: everything off", flicd, "hold", homebridge, expect: "setValue party.On = false")
+    say("")
+
+    if interactive {
+      say("Interactive: type single, double or hold (Enter) to press the button; Ctrl-D ends.")
+      say("Another terminal can use: patchbay status --config \(config)")
+      while let line = readLine() {
+        let gesture = line.trimmingCharacters(in: .whitespaces)
+        guard ["single", "double", "hold", "down", "up"].contains(gesture) else {
+          say("  (single, double, hold, down or up)")
+          continue
+        }
+        _ = try? sendControl(work + "/flicd.sock", "press \(BedsideStory.buttonAddress) \(gesture)")
+      }
+    }
+    say("Demo complete: every press went flicd -> flic plugin -> hub route -> homebridge plugin -> HomeKit.")
+  }
+
+  private func startHub(tools: DemoTools, config: String, work: String) throws -> DemoProcess {
+    let hub = try DemoProcess(
+      name: "hub", executable: tools.patchbay, arguments: ["run", "--config", config], show: { _ in false },
+      logFile: work + "/hub.log")
+    let deadline = Date().addingTimeInterval(60)
+    while !FileManager.default.fileExists(atPath: work + "/control.sock") {
+      guard hub.process.isRunning, Date() < deadline else {
+        throw DemoError("the hub did not start; see \(work)/hub.log")
+      }
+      usleep(50_000)
+    }
+    say("The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic) and homekit (homebridge-websocket).")
+    let watcher = Thread {
+      try? ControlClient.watch(pattern: "*", socket: work + "/control.sock") { line in
+        // The route's view: the button's value, and what HomeKit writes back.
+        if line.contains(".button ") || line.contains(".on.set ") { DemoOutput.say("    hub     | \(line)") }
+      }
+    }
+    watcher.start()
+    return hub
+  }
+
+  private func step(
+    _ title: String, _ flicd: DemoProcess, _ gesture: String, _ homebridge: DemoProcess, expect: String
+  ) throws {
+    say("")
+    say(title)
+    let mark = homebridge.lineCount
+    _ = try sendControl(flicd.controlPath, "press \(BedsideStory.buttonAddress) \(gesture)")
+    try homebridge.waitForLine(containing: expect, after: mark, within: 60)
+    // Let the momentary switch-off and the scene's own writes show before the next step.
+    usleep(1_800_000)
+  }
+
+  private func say(_ line: String) { DemoOutput.say(line) }
+}
+
+extension DemoProcess {
+  var controlPath: String { process.arguments?.drop { $0 != "--control" }.dropFirst().first ?? "" }
+}
+
+/// One control line to a simulator's Unix socket; returns its one-line answer.
+func sendControl(_ path: String, _ line: String) throws -> String {
+  let stream = try UnixStream.connect(to: path)
+  defer { stream.close() }
+  stream.writeLine(line)
+  let answer = stream.readLine() ?? ""
+  if answer.hasPrefix("error") { throw DemoError("simulator refused '\(line)': \(answer)") }
+  return answer
+}
+
+func waitForSocket(_ path: String) throws {
+  let deadline = Date().addingTimeInterval(60)
+  while !FileManager.default.fileExists(atPath: path) {
+    guard Date() < deadline else { throw DemoError("no simulator socket at \(path)") }
+    usleep(50_000)
+  }
+}

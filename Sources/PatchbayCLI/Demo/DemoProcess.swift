@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A program the demo runs, its output shown with a prefix and kept for waiting on.
+final class DemoProcess: @unchecked Sendable {
+  let name: String
+  let process = Process()
+  private let condition = NSCondition()
+  private var lines: [String] = []
+  private var partial = Data()
+  private let show: @Sendable (String) -> Bool
+
+  /// `show` picks the lines worth printing; all lines are kept for waiting on.
+  init(
+    name: String, executable: String, arguments: [String], show: @escaping @Sendable (String) -> Bool = { _ in true },
+    logFile: String? = nil
+  ) throws {
+    self.name = name
+    self.show = show
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    if let logFile {
+      FileManager.default.createFile(atPath: logFile, contents: nil)
+      process.standardError = FileHandle(forWritingAtPath: logFile)
+    } else {
+      process.standardError = pipe
+    }
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      if data.isEmpty { handle.readabilityHandler = nil }
+      self?.append(data)
+    }
+    try process.run()
+  }
+
+  private func append(_ data: Data) {
+    condition.lock()
+    partial.append(data)
+    var complete: [String] = []
+    while let newline = partial.firstIndex(of: 0x0A) {
+      complete.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+      partial.removeSubrange(partial.startIndex...newline)
+    }
+    lines += complete
+    condition.broadcast()
+    condition.unlock()
+    for line in complete where show(line) { DemoOutput.say("    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| \(line)") }
+  }
+
+  /// Waits for a line containing `text` that appeared after line number `after`.
+  @discardableResult
+  func waitForLine(containing text: String, after: Int = 0, within seconds: Double = 60) throws -> String {
+    let deadline = Date().addingTimeInterval(seconds)
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if let line = lines.dropFirst(after).first(where: { $0.contains(text) }) { return line }
+      guard process.isRunning || lines.isEmpty == false, condition.wait(until: deadline) else {
+        throw DemoError("\(name) did not print '\(text)' within \(Int(seconds)) s")
+      }
+    }
+  }
+
+  var lineCount: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return lines.count
+  }
+
+  func terminate() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGTERM)
+    process.waitUntilExit()
+  }
+
+  deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Serialized output, so lines of the simulators and the narrative never interleave mid-line.
+enum DemoOutput {
+  static let lock = NSLock()
+  static func say(_ line: String) {
+    lock.withLock { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+  }
+}

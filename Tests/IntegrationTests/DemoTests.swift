@@ -1,0 +1,41 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// `patchbay demo`, the README's first command: flicd simulator -> flic plugin -> hub ->
+/// homebridge-websocket plugin -> Homebridge simulator, with a hub restart in the middle.
+@Suite(.serialized) struct DemoTests {
+  @Test func theBedsideStoryPlaysOutEndToEnd() throws {
+    let directory = try TemporaryDirectory("patchbay-demo-test")
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["demo", "--directory", directory.path], within: 300)
+    #expect(result.status == 0, "\(result.output)")
+    let output = result.output
+    // Each step's HomeKit outcome comes after its press, in this order.
+    let milestones = [
+      "1. Single click", "setValue ws_morning.On = true", "scene 'Good Morning' ran",
+      "2. Single click again", "setValue ws_evening.On = true", "scene 'Good Night' ran",
+      "3. Restarting the hub",
+      "4. Single click after the restart", "setValue ws_morning.On = true", "scene 'Good Morning' ran",
+      "5. Double click", "setValue party.On = true",
+      "6. Hold", "setValue party.On = false",
+      "Demo complete",
+    ]
+    var searchFrom = output.startIndex
+    for milestone in milestones {
+      guard let found = output.range(of: milestone, range: searchFrom..<output.endIndex) else {
+        Issue.record("missing, or out of order: \(milestone)\n--- output:\n\(output)")
+        return
+      }
+      searchFrom = found.upperBound
+    }
+    // The momentary switch: turned on, then off again by the hub itself.
+    #expect(output.contains("setValue ws_morning.On = false"))
+  }
+
+  @Test func theShippedBedsideExampleChecks() throws {
+    let example = HubHarness.repositoryRoot + "/etc/examples/bedside.toml"
+    let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", example])
+    #expect(result.status == 0, "\(result.output)")
+  }
+}
