@@ -9,6 +9,9 @@ func swiftPlugin(_ name: String, target: String) -> Product {
   .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
 }
 
+// Fuzz targets are built only for fuzzing: PATCHBAY_FUZZ=1 swift build -Xswiftc -sanitize=fuzzer,address
+let fuzzing = Context.environment["PATCHBAY_FUZZ"] == "1"
+
 let package = Package(
   name: "patchbay",
   platforms: [.macOS(.v14)],
@@ -21,9 +24,10 @@ let package = Package(
     swiftPlugin("example-swift", target: "ExampleSwiftPlugin"),
     swiftPlugin("fault", target: "FaultPlugin"),
     // BEGIN flic products
-    swiftPlugin("flic", target: "FlicPlugin"),
+    swiftPlugin("flic", target: "FlicPluginEntry"),
     // END flic products
     // BEGIN homebridge products
+    swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     // END homebridge products
     // BEGIN hue products
     // END hue products
@@ -82,6 +86,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // BEGIN simulator dependencies
         "FlicdSimulator",
+        "HomebridgeSimulator",
         // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
@@ -96,6 +101,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
+    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(
       name: "FlicdSimulator",
@@ -106,6 +112,30 @@ let package = Package(
       path: "Sources/Simulators/Flicd", swiftSettings: strict),
     // END flic targets
     // BEGIN homebridge targets
+    // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
+    .target(name: "HomebridgeProtocol", path: "Plugins/homebridge-websocket/Protocol", swiftSettings: strict),
+    // The self-healing websocket client; its own target so tests link it without the plugin's entry symbol.
+    .target(
+      name: "HomebridgeConnection",
+      dependencies: [
+        "HomebridgeProtocol",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      path: "Plugins/homebridge-websocket/Connection", swiftSettings: strict),
+    .target(
+      name: "HomebridgePlugin", dependencies: ["PatchbayPluginKit", "HomebridgeProtocol", "HomebridgeConnection"],
+      path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
+    .target(name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry", swiftSettings: strict),
+    .target(
+      name: "HomebridgeSimulator",
+      dependencies: [
+        "HomebridgeProtocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      path: "Sources/Simulators/Homebridge", swiftSettings: strict),
     // END homebridge targets
     // BEGIN hue targets
     // END hue targets
@@ -142,8 +172,23 @@ let package = Package(
       swiftSettings: strict),
     // END flic tests
     // BEGIN homebridge tests
+    .testTarget(
+      name: "HomebridgeTests",
+      dependencies: [
+        "HomebridgeProtocol", "HomebridgeConnection", "PatchbayTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ],
+      swiftSettings: strict),
     // END homebridge tests
     // BEGIN hue tests
     // END hue tests
   ]
 )
+
+if fuzzing {
+  package.targets.append(
+    .executableTarget(
+      name: "ConfigFuzzer", dependencies: ["PatchbayHub"], path: "Fuzz/config",
+      exclude: ["run-fuzz"], swiftSettings: strict))
+}

@@ -28,15 +28,7 @@ struct RunCommand: ParsableCommand {
     }
     let configFile = options.config
     let server = ControlServer(path: config.hub.controlSocket, hub: hub) {
-      switch ConfigLoader().load(mainFile: configFile) {
-      case .failure(let errors): return .failure(errors)
-      case .success(let newConfig):
-        do throws(ConfigErrors) {
-          return .success(try hub.reload(newConfig))
-        } catch {
-          return .failure(error)
-        }
-      }
+      IsolatedCheck.reload(hub, configFile: configFile)
     }
     do throws(ControlError) {
       try server.start()
@@ -53,14 +45,9 @@ struct RunCommand: ParsableCommand {
       source.setEventHandler {
         if number == SIGHUP {
           logger.notice("SIGHUP: reloading \(configFile)")
-          switch ConfigLoader().load(mainFile: configFile) {
-          case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\n\(errors)")
-          case .success(let newConfig):
-            do throws(ConfigErrors) {
-              _ = try hub.reload(newConfig)
-            } catch {
-              logger.error("reload refused; the running hub is unchanged:\n\(error)")
-            }
+          switch IsolatedCheck.reload(hub, configFile: configFile) {
+          case .success(let summary): logger.notice("reloaded: \(summary)")
+          case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\(errors)")
           }
         } else {
           logger.notice("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")

@@ -89,7 +89,7 @@ import Testing
     try harness.writeConfig(faultConfig(harness))
     try harness.start()
     func pids() throws -> [String: Int32] {
-      let output = try harness.cli("status", "--json").output
+      let output = try harness.cli("status", "--json", "--socket", harness.socketPath).output
       let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
       var result: [String: Int32] = [:]
       for instance in json?["instances"] as? [[String: Any]] ?? [] {
@@ -119,6 +119,17 @@ import Testing
     let refused = try harness.cli("reload")
     #expect(refused.status == 1)
     #expect(refused.output.contains("type mismatch: counter.count is integer but probe.scene is bool"))
+    #expect(try pids() == after)
+
+    // A file that makes the TOML parser abort (found by the config fuzzer) is refused too,
+    // because it is checked in a child process first; the hub keeps running.
+    let finding = HubHarness.repositoryRoot + "/Fuzz/config/findings/toml-parse-key-assertion.toml"
+    try FileManager.default.removeItem(atPath: harness.configPath)
+    try FileManager.default.copyItem(atPath: finding, toPath: harness.configPath)
+    let crashing = try harness.cli("reload", "--socket", harness.socketPath)
+    #expect(crashing.status == 1)
+    #expect(crashing.output.contains("reload refused"))
+    #expect(harness.hub!.isRunning)
     #expect(try pids() == after)
     try harness.stop()
   }

@@ -55,8 +55,9 @@ final class FlicButtonPlugin: PatchbayPlugin {
   }
 }
 
-@_cdecl("patchbay_plugin_describe")
-public func patchbayPluginDescribe() -> UnsafeRawPointer {
+/// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
+/// tests can link this module without a second copy of the entry symbol).
+public func describeFlicPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: FlicButtonPlugin.self, name: "flic", version: "1.0.0",
     description: "Flic buttons through flicd: presses, link state and battery per button")

@@ -1,0 +1,71 @@
+import HomebridgeConnection
+import HomebridgeProtocol
+import PatchbayPluginKit
+
+/// homebridge-websocket: makes patchbay ports HomeKit accessories through the
+/// Homebridge-websocket plugin, and HomeKit writes patchbay outputs.
+final class HomebridgePlugin: PatchbayPlugin {
+  let context: PluginContext
+  let client: HomebridgeClient
+  /// Input port index -> the accessory it belongs to and what it carries.
+  let inputs: [UInt32: (accessory: Int, input: AccessoryPorts.Input)]
+  let accessories: [AccessoryPorts]
+
+  init(context: PluginContext) throws {
+    self.context = context
+    let (endpoint, definitions) = try HomebridgeConfig.load(from: context)
+    var accessories: [AccessoryPorts] = []
+    var inputs: [UInt32: (accessory: Int, input: AccessoryPorts.Input)] = [:]
+    for definition in definitions {
+      let ports = try AccessoryPorts(declaring: definition, in: context)
+      for (index, input) in ports.inputs { inputs[index] = (accessories.count, input) }
+      accessories.append(ports)
+    }
+    self.inputs = inputs
+    self.accessories = accessories
+    let byName = Dictionary(uniqueKeysWithValues: accessories.map { ($0.definition.name, $0) })
+    client = HomebridgeClient(
+      endpoint: endpoint, accessories: definitions,
+      log: { [context] level, message in
+        switch level {
+        case .debug: context.log(.debug, message)
+        case .info: context.log(.info, message)
+        case .warning: context.log(.warning, message)
+        }
+      },
+      onHomeKitWrite: { [context] write, values in
+        context.log(.info, "HomeKit wrote \(write.key) = \(write.value)")
+        guard let ports = byName[write.key.accessory] else { return }
+        for (value, output) in ports.publications(for: write, values: values) {
+          context.publish(value, on: output)
+        }
+      })
+  }
+
+  func start() throws {
+    context.log(.info, "connecting to Homebridge at \(client.endpoint) for \(accessories.count) accessories")
+    client.start()
+  }
+
+  func receive(_ value: Value, on port: InputPort) throws {
+    guard let (index, input) = inputs[port.index] else { return }
+    let updates = accessories[index].updates(for: value, on: input)
+    if updates.isEmpty {
+      context.log(.debug, "\(port.name): \(value) has nothing to set in HomeKit")
+      return
+    }
+    client.update(updates)
+  }
+
+  func stop() {
+    client.stop()
+  }
+}
+
+/// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
+/// tests can link this module without a second copy of the entry symbol).
+public func describeHomebridgePlugin() -> UnsafeRawPointer {
+  PluginExport.descriptor(
+    for: HomebridgePlugin.self, name: "homebridge-websocket", version: "1.0.0",
+    description: "HomeKit accessories through Homebridge's homebridge-websocket plugin")
+}

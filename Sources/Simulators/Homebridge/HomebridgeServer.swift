@@ -1,0 +1,181 @@
+import HomebridgeProtocol
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// The simulated Homebridge-websocket server: a websocket endpoint around `HomebridgeModel`.
+/// Like the real plugin, every client's messages are handled, but all traffic goes to the
+/// most recently connected client; HomeKit writes of brightness and target values are
+/// debounced by 300 ms; frames that would crash Homebridge are refused and their connection
+/// closed. All state is confined to one event loop.
+final class HomebridgeServer: @unchecked Sendable {
+  let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  let loop: any EventLoop
+  private let cache: AccessoryCache?
+
+  // Confined to `loop`.
+  private var model: HomebridgeModel
+  private var newest: (number: Int, channel: any Channel)?
+  private var clientCount = 0
+  private var debounced: [HomebridgeModel.Key: Scheduled<Void>] = [:]
+  private var serverChannel: (any Channel)?
+
+  static let debouncedCharacteristics: Set<String> = ["Brightness", "TargetPosition", "TargetHorizontalTiltAngle"]
+  static let debounceDelay = TimeAmount.milliseconds(300)
+  static let readTimeout = TimeAmount.seconds(2)
+
+  init(automations: [Automation], cache: AccessoryCache?) throws {
+    loop = group.next()
+    self.cache = cache
+    model = HomebridgeModel(accessories: try cache?.load() ?? [], automations: automations)
+  }
+
+  /// Binds and listens; returns the bound port.
+  func start(host: String, port: Int) throws -> Int {
+    let bootstrap = ServerBootstrap(group: group)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { channel in
+        let upgrader = NIOWebSocketServerUpgrader(
+          maxFrameSize: 1 << 20, automaticErrorHandling: true,
+          shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+          upgradePipelineHandler: { channel, _ in
+            channel.eventLoop.makeCompletedFuture {
+              // The server has one loop, so this runs where the server's state lives.
+              channel.pipeline.syncOperations.removeHandler(name: PlainHTTPResponder.name, promise: nil)
+              let number = self.connected(channel)
+              try channel.pipeline.syncOperations.addHandler(WebSocketServerHandler(server: self, client: number))
+            }
+          })
+        return channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+          try channel.pipeline.syncOperations.addHandler(PlainHTTPResponder(), name: PlainHTTPResponder.name)
+        }
+      }
+    let channel = try bootstrap.bind(host: host, port: port).wait()
+    serverChannel = channel
+    return channel.localAddress?.port ?? port
+  }
+
+  /// Completes when the listening socket closes.
+  var closed: EventLoopFuture<Void> {
+    serverChannel?.closeFuture ?? loop.makeSucceededVoidFuture()
+  }
+
+  func accessoryCount() -> Int { (try? loop.submit { self.model.accessories.count }.wait()) ?? 0 }
+
+  // MARK: Clients (on the loop)
+
+  private func connected(_ channel: any Channel) -> Int {
+    clientCount += 1
+    let address = channel.remoteAddress?.description ?? "unknown"
+    if let previous = newest {
+      Console.print(
+        "client \(clientCount) connected from \(address); client \(previous.number) no longer receives traffic")
+    } else {
+      Console.print("client \(clientCount) connected from \(address)")
+    }
+    newest = (clientCount, channel)
+    return clientCount
+  }
+
+  func disconnected(_ client: Int) {
+    Console.print("client \(client) disconnected")
+    if newest?.number == client { newest = nil }
+  }
+
+  func received(text: String, from client: Int, channel: any Channel) {
+    let output = model.handle(text: text)
+    if let refusal = output.refusal {
+      Console.print(
+        "refused a frame from client \(client), it would crash Homebridge: \(refusal); closing the connection")
+      channel.close(promise: nil)
+      return
+    }
+    apply(output)
+  }
+
+  func protocolError(_ message: String, client: Int, channel: any Channel) {
+    Console.print("client \(client): \(message); closing the connection")
+    channel.close(promise: nil)
+  }
+
+  private func apply(_ output: HomebridgeModel.Output) {
+    Console.print(output.lines)
+    for reply in output.replies { send(reply) }
+    for write in output.homeKitWrites { sendHomeKitWrite(write) }
+    for key in output.homeKitReads {
+      loop.scheduleTask(in: Self.readTimeout) { Console.print(self.model.homeKitReadTimedOut(key)) }
+    }
+    if output.accessoriesChanged, let cache {
+      do {
+        try cache.save(model.accessories)
+      } catch {
+        Console.print("cannot save the accessory cache: \(error)")
+      }
+    }
+  }
+
+  private func send(_ message: ServerMessage) {
+    guard let channel = newest?.channel else { return }
+    let text = message.text
+    var buffer = channel.allocator.buffer(capacity: text.utf8.count)
+    buffer.writeString(text)
+    channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: buffer), promise: nil)
+  }
+
+  /// The real plugin holds brightness and target writes for 300 ms; a newer write replaces
+  /// the held one, so a slider drag arrives as one value.
+  private func sendHomeKitWrite(_ message: ServerMessage) {
+    guard case .set(let name, let characteristic, let value) = message else { return }
+    let key = HomebridgeModel.Key(accessory: name, characteristic: characteristic)
+    let deliver: @Sendable () -> Void = {
+      guard self.newest != nil else {
+        Console.print("homekit set \(key) = \(value): no client connected (HomeKit shows an error)")
+        return
+      }
+      Console.print("homekit set \(key) = \(value)")
+      self.send(message)
+    }
+    guard Self.debouncedCharacteristics.contains(characteristic) else { return deliver() }
+    debounced[key]?.cancel()
+    debounced[key] = loop.scheduleTask(in: Self.debounceDelay) {
+      self.debounced[key] = nil
+      deliver()
+    }
+  }
+
+  // MARK: Control commands (any thread)
+
+  /// Runs one control line; the future holds the lines to show its sender.
+  func control(_ line: String) -> EventLoopFuture<[String]> {
+    loop.submit {
+      let command: ControlCommand
+      do {
+        command = try ControlCommand(parsing: line)
+      } catch {
+        return ["error: \(error)"]
+      }
+      switch command {
+      case .homeKitSet(let accessory, let characteristic, let value):
+        let output = self.model.homeKitSet(.init(accessory: accessory, characteristic: characteristic), to: value)
+        self.apply(output)
+        return output.lines.contains { $0.hasPrefix("error:") } ? output.lines : ["ok"]
+      case .homeKitGet(let accessory, let characteristic):
+        let output = self.model.homeKitGet(.init(accessory: accessory, characteristic: characteristic))
+        self.apply(output)
+        return output.lines.contains { $0.hasPrefix("error:") } ? output.lines : ["ok"]
+      case .table:
+        return self.model.table()
+      case .help:
+        return ControlCommand.usage
+      }
+    }
+  }
+
+  func shutdown() {
+    try? serverChannel?.close().wait()
+    try? group.syncShutdownGracefully()
+  }
+}

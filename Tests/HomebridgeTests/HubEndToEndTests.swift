@@ -1,0 +1,164 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// The plugin loaded by `patchbay run`, talking to the simulator process.
+@Suite("homebridge-websocket end to end through the hub", .serialized)
+final class HubEndToEndTests {
+  let directory: TemporaryDirectory
+  let port = freeTCPPort()
+  var hub: ChildProcess?
+
+  init() throws {
+    directory = try TemporaryDirectory("homebridge-e2e")
+  }
+
+  deinit { _ = try? hub?.terminate() }
+
+  var configPath: String { directory.path + "/patchbay.toml" }
+  var cachePath: String { directory.path + "/homebridge-cache.json" }
+
+  func startHub() throws {
+    let plugins = directory.path + "/plugins"
+    try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+    for name in ["homebridge-websocket", "example-swift"] {
+      try FileManager.default.createSymbolicLink(
+        atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
+    }
+    try directory.write(
+      "patchbay.toml",
+      """
+      [hub]
+      state_directory = "\(directory.path)/state"
+      control_socket = "\(directory.path)/control.sock"
+      plugin_path = ["\(plugins)"]
+
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      url = "ws://127.0.0.1:\(port)"
+      [[instances.homekit.accessories]]
+      name = "ws_morning"
+      service = "Switch"
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lightbulb"
+      characteristics = ["brightness"]
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(directory.path)/probe.jsonl"
+      ports = [{ name = "desk_on", type = "bool", kind = "state" },
+               { name = "desk_light", type = "light", kind = "event" }]
+
+      [[routes]]
+      from = "homekit.desk.on.set"
+      to = "probe.desk_on"
+
+      [[routes]]
+      from = "homekit.desk.light.set"
+      to = "probe.desk_light"
+      """)
+    let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
+    hub = process
+    try process.waitForLine(containing: "hub started", within: 60)
+    try eventually("control socket", within: 30) {
+      FileManager.default.fileExists(atPath: directory.path + "/control.sock")
+    }
+  }
+
+  func patchbay(_ arguments: String...) throws -> (status: Int32, output: String) {
+    var args = arguments
+    args.insert(contentsOf: ["--config", configPath], at: 1)
+    return try runProgram(BuildProducts.executable("patchbay"), args)
+  }
+
+  var recorded: [String] {
+    ((try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? "")
+      .split(separator: "\n").map(String.init)
+  }
+
+  @Test func sendsReachHomeKitAndHomeKitWritesReachOutputs() throws {
+    let simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    try startHub()
+    try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
+
+    #expect(try patchbay("send", "homekit.ws_morning.on", "true").status == 0)
+    try simulator.waitForLine(containing: "setValue ws_morning.On = true")
+    #expect(try patchbay("send", "homekit.desk.brightness", "150").status == 0)
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 100")
+    #expect(try patchbay("send", "homekit.desk.light", #"{"on":true,"brightness":30}"#).status == 0)
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 30")
+    try simulator.waitForLine(containing: "setValue desk.On = true")
+
+    let watch = try ChildProcess(BuildProducts.executable("patchbay"), ["watch", "--config", configPath, "homekit"])
+    defer { _ = try? watch.terminate() }
+    // `watch` subscribes asynchronously: repeat the HomeKit write until it shows up there.
+    try eventually(
+      "HomeKit's write on homekit.desk.on.set; watch printed:\n\(watch.output)\nsimulator:\n\(simulator.child.output)"
+        + "\nhub:\n\(hub?.output ?? "")", within: 60, pollEvery: 1
+    ) {
+      _ = try simulator.control("homekit-set desk On false")
+      return watch.lines.contains { $0.contains("homekit.desk.on.set") && $0.contains("false") }
+    }
+    try eventually("the routed write recorded by the probe: \(recorded)") {
+      recorded.contains(#"{"port":"desk_on","value":false}"#)
+        && recorded.contains(#"{"port":"desk_light","value":{"on":false}}"#)
+    }
+    try simulator.control("homekit-set desk Brightness 70")
+    try eventually("brightness write recorded: \(recorded)") {
+      recorded.contains(#"{"port":"desk_light","value":{"brightness":70.0}}"#)
+    }
+    #expect(simulator.count("would crash Homebridge") == 0)
+  }
+
+  @Test func simulatorRestartMidRunGetsAccessoriesAndValuesAgain() throws {
+    var simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    try startHub()
+    try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
+    #expect(try patchbay("send", "homekit.ws_morning.on", "true").status == 0)
+    #expect(try patchbay("send", "homekit.desk.brightness", "42").status == 0)
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 42")
+    try simulator.stop()
+
+    simulator = try SimulatorProcess(
+      port: port, directory: directory, arguments: ["--cache", cachePath], name: "simulator2")
+    defer { try? simulator.stop() }
+    try simulator.waitForLine(containing: "add ws_morning (Switch): name 'ws_morning' is already used.")
+    try simulator.waitForLine(containing: "setValue ws_morning.On = true")
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 42")
+    let table = try simulator.control("table")
+    #expect(table.contains("ws_morning (Switch): On=true"))
+    #expect(table.contains("desk (Lightbulb): On=blank Brightness=42"))
+  }
+
+  @Test func configMistakesNameTheKey() throws {
+    try directory.write(
+      "bad.toml",
+      """
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      url = "wss://127.0.0.1:4050"
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lamp"
+      """)
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    #expect(result.status != 0)
+    #expect(result.output.contains("url: scheme 'wss' is not supported"), "\(result.output)")
+    try directory.write(
+      "bad.toml",
+      """
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lamp"
+      """)
+    let service = try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    #expect(
+      service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
+  }
+}

@@ -1,0 +1,112 @@
+import HomebridgeProtocol
+import Testing
+
+@Suite("Homebridge-websocket protocol coding")
+struct ProtocolTests {
+  @Test func clientMessagesEncodeToTheRealShapes() throws {
+    let lamp = try AccessoryDefinition(
+      name: "desk", service: "Lightbulb", enabling: ["brightness", "Hue"], manufacturer: "patchbay")
+    let add = try #require(JSONValue(jsonText: ClientMessage.add(lamp).text))
+    #expect(add["topic"] == .string("add"))
+    #expect(add["payload"]?["name"] == .string("desk"))
+    #expect(add["payload"]?["service"] == .string("Lightbulb"))
+    #expect(add["payload"]?["Brightness"] == .string("default"))
+    #expect(add["payload"]?["Hue"] == .string("default"))
+    #expect(add["payload"]?["Saturation"] == nil)
+    #expect(add["payload"]?["manufacturer"] == .string("patchbay"))
+
+    let set = ClientMessage.setValue(name: "ws_morning", characteristic: "On", value: .bool(true)).text
+    #expect(set == #"{"payload":{"characteristic":"On","name":"ws_morning","value":true},"topic":"setValue"}"#)
+    let brightness = ClientMessage.setValue(name: "desk", characteristic: "Brightness", value: .number(40)).text
+    #expect(brightness.contains(#""value":40}"#))
+  }
+
+  @Test func serverMessagesDecodeFromTheReferenceSamples() throws {
+    #expect(
+      try ServerMessage(
+        text: #"{"topic":"response","payload":{"ack":true,"message":"accessory 'ws_morning' is added."}}"#)
+        == .response(ack: true, message: "accessory 'ws_morning' is added."))
+    #expect(
+      try ServerMessage(text: #"{"topic":"set","payload":{"name":"ws_morning","characteristic":"On","value":false}}"#)
+        == .set(name: "ws_morning", characteristic: "On", value: .bool(false)))
+    #expect(
+      try ServerMessage(text: #"{"topic":"get","payload":{"name":"ws_morning","characteristic":"On"}}"#)
+        == .get(name: "ws_morning", characteristic: "On"))
+    let accessories = try ServerMessage(
+      text: #"{"topic":"accessories","payload":{"a":{"service":"Switch","characteristics":{"On":"blank"}}}}"#)
+    guard case .accessories(let map) = accessories else {
+      Issue.record("not accessories: \(accessories)")
+      return
+    }
+    #expect(map["a"]?["characteristics"]?["On"] == .string("blank"))
+  }
+
+  @Test func malformedServerFramesAreProblemsNotCrashes() {
+    for text in [
+      "", "{", "[]", "42", #"{"payload":{}}"#, #"{"topic":"set"}"#, #"{"topic":"set","payload":{"name":1}}"#,
+      #"{"topic":"response","payload":{"message":"x"}}"#, #"{"topic":"nope","payload":{}}"#, "\u{0}\u{ff}",
+    ] {
+      #expect(throws: ServerMessage.Problem.self) { try ServerMessage(text: text) }
+    }
+  }
+
+  @Test func valuesAreConformedToTheCharacteristic() {
+    #expect(ServiceCatalog.brightness.conformed(.number(150)) == .number(100))
+    #expect(ServiceCatalog.brightness.conformed(.number(-3)) == .number(0))
+    #expect(ServiceCatalog.brightness.conformed(.number(41.6)) == .number(42))
+    #expect(ServiceCatalog.hue.conformed(.number(400.5)) == .number(360))
+    #expect(ServiceCatalog.currentTemperature.conformed(.number(21.5)) == .number(21.5))
+    #expect(ServiceCatalog.on.conformed(.number(1)) == .bool(true))
+    #expect(ServiceCatalog.on.conformed(.string("true")) == nil)
+    #expect(ServiceCatalog.brightness.conformed(.string("50")) == nil)
+    #expect(ServiceCatalog.brightness.conformed(.number(.nan)) == nil)
+    #expect(ServiceCatalog.brightness.conformed(.null) == nil)
+  }
+
+  @Test func definitionsRejectUnknownServicesAndCharacteristics() {
+    #expect(throws: AccessoryDefinition.Problem.unknownService("Toaster")) {
+      try AccessoryDefinition(name: "t", service: "Toaster")
+    }
+    #expect(throws: AccessoryDefinition.Problem.self) {
+      try AccessoryDefinition(name: "s", service: "Switch", enabling: ["brightness"])
+    }
+    #expect(CharacteristicSpec.snakeName("CurrentTemperature") == "current_temperature")
+  }
+}
+
+@Suite("Client session logic")
+struct ClientSessionTests {
+  let definitions = [
+    try! AccessoryDefinition(name: "ws_morning", service: "Switch"),
+    try! AccessoryDefinition(name: "desk", service: "Lightbulb", enabling: ["brightness"]),
+    try! AccessoryDefinition(name: "remote", service: "StatelessProgrammableSwitch"),
+  ]
+
+  @Test func valuesSetWhileDisconnectedAreSentAfterTheAddsOnConnect() {
+    var session = ClientSession(accessories: definitions)
+    #expect(session.update(.init(accessory: "desk", characteristic: "Brightness"), to: .number(30)).send.isEmpty)
+    _ = session.update(.init(accessory: "desk", characteristic: "Brightness"), to: .number(150))
+    _ = session.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
+    // An event (a button press) is not replayed later.
+    _ = session.update(.init(accessory: "remote", characteristic: "ProgrammableSwitchEvent"), to: .number(0))
+    let sent = session.opened().send
+    #expect(sent.count == 5)
+    #expect(sent.prefix(3).allSatisfy { if case .add = $0 { true } else { false } })
+    #expect(sent.contains(.setValue(name: "desk", characteristic: "Brightness", value: .number(100))))
+    #expect(sent.contains(.setValue(name: "ws_morning", characteristic: "On", value: .bool(true))))
+  }
+
+  @Test func homeKitReadsAreAnsweredAndWritesReported() {
+    var session = ClientSession(accessories: definitions)
+    _ = session.opened()
+    _ = session.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
+    let read = session.receive(text: #"{"topic":"get","payload":{"name":"ws_morning","characteristic":"On"}}"#)
+    #expect(read.send == [.callback(name: "ws_morning", characteristic: "On", value: .bool(true))])
+    let write = session.receive(
+      text: #"{"topic":"set","payload":{"name":"desk","characteristic":"Brightness","value":55}}"#)
+    #expect(write.homeKitWrites.map(\.value) == [.number(55)])
+    #expect(session.value(.init(accessory: "desk", characteristic: "Brightness")) == .number(55))
+    let garbage = session.receive(text: "{not json")
+    #expect(garbage.send.isEmpty && garbage.homeKitWrites.isEmpty && garbage.logs.count == 1)
+  }
+}

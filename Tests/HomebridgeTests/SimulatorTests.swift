@@ -1,0 +1,140 @@
+import Foundation
+import HomebridgeProtocol
+import PatchbayTestSupport
+import Testing
+
+@Suite("patchbay-sim homebridge answers like the real plugin", .serialized)
+final class SimulatorTests {
+  let directory: TemporaryDirectory
+  let simulator: SimulatorProcess
+
+  init() throws {
+    directory = try TemporaryDirectory("homebridge-sim")
+    simulator = try SimulatorProcess(
+      port: freeTCPPort(), directory: directory,
+      arguments: [
+        "--automation", "ws_morning.On=true: scene Good Morning: ws_morning.On=false, ws_evening.On=false",
+        "--cache", directory.url.appendingPathComponent("cache.json").path,
+      ])
+  }
+
+  deinit { try? simulator.stop() }
+
+  @Test func addAnswersAndErrors() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"ws_morning","service":"Switch"}}"#)
+    try client.waitForFrame(containing: "accessory 'ws_morning', accessoryinformation is set.")
+    #expect(
+      client.received.first
+        == #"{"payload":{"ack":true,"message":"accessory 'ws_morning' is added."},"topic":"response"}"#)
+    client.send(#"{"topic":"add","payload":{"name":"ws_morning","service":"Switch"}}"#)
+    try client.waitForFrame(containing: "name 'ws_morning' is already used.")
+    client.send(#"{"topic":"add","payload":{"name":"toaster","service":"Toaster"}}"#)
+    try client.waitForFrame(containing: "service 'Toaster' undefined.")
+    client.send(#"{"topic":"dance","payload":{}}"#)
+    try client.waitForFrame(containing: "topic 'dance' unknown.")
+    client.send(#"{"topic":"remove","payload":{"name":"nobody"}}"#)
+    try client.waitForFrame(containing: "accessory 'nobody' not found.")
+  }
+
+  @Test func setValueChecksAndStoresWithoutEcho() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"desk","service":"Lightbulb","Brightness":"default"}}"#)
+    client.send(#"{"topic":"setValue","payload":{"name":"ghost","characteristic":"On","value":true}}"#)
+    try client.waitForFrame(containing: "name 'ghost' undefined.")
+    client.send(#"{"topic":"setValue","payload":{"name":"desk","characteristic":"Hue","value":3}}"#)
+    try client.waitForFrame(containing: "characteristic 'Hue' undefined.")
+    client.send(#"{"topic":"setValue","payload":{"name":"desk","characteristic":"On","value":null}}"#)
+    try client.waitForFrame(containing: "name 'desk' value undefined.")
+    client.send(#"{"topic":"setValue","payload":{"name":"desk","characteristic":"Brightness","value":-5}}"#)
+    try client.waitForFrame(containing: "value '-5' outside range")
+    client.send(#"{"topic":"setValue","payload":{"name":"desk","characteristic":"Brightness","value":140}}"#)
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 140 (above the maximum 100")
+    client.send(#"{"topic":"setValue","payload":{"name":"desk","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "setValue desk.On = true")
+    client.send(#"{"topic":"get","payload":{"name":"desk"}}"#)
+    try client.waitForFrame(containing: #""topic":"accessories""#)
+    let answer = try #require(client.received.last.flatMap { JSONValue(jsonText: $0) })
+    #expect(answer["payload"]?["desk"]?["characteristics"]?["On"] == .bool(true))
+    #expect(answer["payload"]?["desk"]?["characteristics"]?["Brightness"] == .number(140))
+    // No `set` came back for the client's own writes.
+    #expect(!client.received.contains { $0.contains(#""topic":"set""#) })
+  }
+
+  @Test(arguments: [
+    "{\"topic\":\"add\",\"payload\":",
+    #"{"topic":"add"}"#,
+    #"{"topic":"setValue","payload":{"name":"s","characteristic":"On","value":"true"}}"#,
+  ])
+  func framesThatWouldCrashHomebridgeAreRefused(frame: String) throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"s","service":"Switch"}}"#)
+    try client.waitForFrame(containing: "accessory 's'")
+    client.send(frame)
+    try simulator.waitForLine(containing: "would crash Homebridge")
+    try eventually("the connection to be closed", within: 30) { !client.isOpen }
+  }
+
+  @Test func onlyTheNewestClientReceivesTraffic() throws {
+    let first = try TestWebSocketClient(port: simulator.port)
+    defer { first.close() }
+    try simulator.waitForLine(containing: "client 1 connected")
+    let second = try TestWebSocketClient(port: simulator.port)
+    defer { second.close() }
+    try simulator.waitForLine(containing: "client 1 no longer receives traffic")
+    first.send(#"{"topic":"add","payload":{"name":"shared","service":"Switch"}}"#)
+    try second.waitForFrame(containing: "accessory 'shared' is added.")
+    #expect(first.received.isEmpty)
+  }
+
+  @Test func homeKitWritesReadsAndScenesReachTheClient() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"ws_morning","service":"Switch"}}"#)
+    client.send(#"{"topic":"add","payload":{"name":"ws_evening","service":"Switch"}}"#)
+    client.send(#"{"topic":"add","payload":{"name":"lamp","service":"Lightbulb","Brightness":"default"}}"#)
+    try client.waitForFrame(containing: "accessory 'lamp' is added.")
+
+    // A scene: the client turns ws_morning on, HomeKit's automation turns both off again.
+    client.send(#"{"topic":"setValue","payload":{"name":"ws_morning","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "scene 'Good Morning' ran")
+    try client.waitForFrame(
+      containing: #"{"payload":{"characteristic":"On","name":"ws_evening","value":false},"topic":"set"}"#)
+    try client.waitForFrame(containing: #""name":"ws_morning","value":false}"#)
+
+    #expect(try simulator.control("homekit-set ws_evening On true").contains("ok"))
+    try client.waitForFrame(containing: #""name":"ws_evening","value":true}"#)
+
+    // A slider drag: brightness writes within 300 ms arrive as the last one only.
+    try simulator.control(
+      "homekit-set lamp brightness 10", "homekit-set lamp brightness 20", "homekit-set lamp brightness 30")
+    try client.waitForFrame(containing: #""name":"lamp","value":30}"#)
+    #expect(!client.received.contains { $0.contains(#""name":"lamp","value":10}"#) })
+
+    try simulator.control("homekit-get ws_evening On")
+    try client.waitForFrame(containing: #"{"payload":{"characteristic":"On","name":"ws_evening"},"topic":"get"}"#)
+    client.send(#"{"topic":"callback","payload":{"name":"ws_evening","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "callback ws_evening.On = true (answers HomeKit's get)")
+
+    let table = try simulator.control("table")
+    #expect(table.contains("ws_evening (Switch): On=true"))
+    #expect(table.contains("lamp (Lightbulb): On=blank Brightness=30"))
+  }
+
+  @Test func valuesAreBlankAfterARestartButAccessoriesStay() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    client.send(#"{"topic":"add","payload":{"name":"kept","service":"Switch"}}"#)
+    client.send(#"{"topic":"setValue","payload":{"name":"kept","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "setValue kept.On = true")
+    client.close()
+    try simulator.stop()
+    let restarted = try SimulatorProcess(
+      port: simulator.port, directory: directory,
+      arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path], name: "simulator2")
+    defer { try? restarted.stop() }
+    #expect(try restarted.control("table").contains("kept (Switch): On=blank"))
+  }
+}

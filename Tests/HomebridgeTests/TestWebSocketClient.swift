@@ -1,0 +1,86 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import PatchbayTestSupport
+
+/// A bare websocket client for tests: sends any text (also frames a good client never
+/// sends) and records every text frame it receives.
+final class TestWebSocketClient: @unchecked Sendable {
+  private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  private var channel: (any Channel)!
+  private let lock = NSLock()
+  private var texts: [String] = []
+
+  init(port: Int) throws {
+    let upgraded = group.next().makePromise(of: Void.self)
+    let bootstrap = ClientBootstrap(group: group).channelInitializer { channel in
+      channel.eventLoop.makeCompletedFuture {
+        let upgrader = NIOTypedWebSocketClientUpgrader<Void>(upgradePipelineHandler: { channel, _ in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(Recorder(client: self))
+          }
+        })
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        let configuration = NIOTypedHTTPClientUpgradeConfiguration<Void>(
+          upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: headers),
+          upgraders: [upgrader],
+          notUpgradingCompletionHandler: { channel in
+            channel.eventLoop.makeFailedFuture(ChannelError.inappropriateOperationForState)
+          })
+        try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+          configuration: .init(upgradeConfiguration: configuration)
+        ).cascade(to: upgraded)
+      }
+    }
+    channel = try bootstrap.connect(host: "127.0.0.1", port: port).wait()
+    try upgraded.futureResult.wait()
+  }
+
+  func send(_ text: String, masked: Bool = true) {
+    let frame = WebSocketFrame(
+      fin: true, opcode: .text, maskKey: masked ? .random() : nil, data: channel.allocator.buffer(string: text))
+    channel.writeAndFlush(frame, promise: nil)
+  }
+
+  var received: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return texts
+  }
+
+  var isOpen: Bool { channel.isActive }
+
+  func waitFor(_ what: String, within seconds: Double = 30, _ condition: ([String]) -> Bool) throws {
+    try eventually("\(what); received: \(received)", within: seconds) { condition(received) }
+  }
+
+  /// Waits for a received frame containing `text`.
+  func waitForFrame(containing text: String) throws {
+    try waitFor("a frame containing \(text)") { $0.contains { $0.contains(text) } }
+  }
+
+  func close() {
+    try? channel.close().wait()
+    try? group.syncShutdownGracefully()
+  }
+
+  fileprivate func record(_ text: String) {
+    lock.lock()
+    texts.append(text)
+    lock.unlock()
+  }
+
+  private final class Recorder: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    let client: TestWebSocketClient
+    init(client: TestWebSocketClient) { self.client = client }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      let frame = unwrapInboundIn(data)
+      if frame.opcode == .text { client.record(String(buffer: frame.unmaskedData)) }
+      if frame.opcode == .connectionClose { context.close(promise: nil) }
+    }
+  }
+}
