@@ -94,6 +94,11 @@ final class FlicdConnection: @unchecked Sendable {
             channel.close(promise: nil)
             return
           }
+          guard channel.isActive else {
+            // Accepted and closed before we got here: no close event will follow.
+            scheduleReconnect(because: "flicd at \(endpoint) closed the connection at once")
+            return
+          }
           self.channel = channel
           linkEstablished()
         case .failure(let error):
@@ -149,7 +154,10 @@ final class FlicdConnection: @unchecked Sendable {
   /// Drops the socket (which then reports `linkLost` and reconnects).
   private func dropLink(_ message: String) {
     events.log(.error, message)
-    channel?.close(promise: nil)
+    guard let channel else { return }
+    channel.close(promise: nil)
+    // A socket that was already closed reports nothing more; handle the loss here.
+    if !channel.isActive { linkLost(generation: generation, reason: "dropped") }
   }
 
   private func send(_ command: CommandPacket) {
