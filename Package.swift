@@ -68,7 +68,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         // BEGIN cli plugin helpers
-        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         // END cli plugin helpers
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
@@ -106,7 +107,8 @@ let package = Package(
     .target(
       name: "FlicdSimulator",
       dependencies: [
-        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Sources/Simulators/Flicd", swiftSettings: strict),
@@ -126,7 +128,9 @@ let package = Package(
     .target(
       name: "HomebridgePlugin", dependencies: ["PatchbayPluginKit", "HomebridgeProtocol", "HomebridgeConnection"],
       path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
-    .target(name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry", swiftSettings: strict),
+    .target(
+      name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry",
+      swiftSettings: strict),
     .target(
       name: "HomebridgeSimulator",
       dependencies: [

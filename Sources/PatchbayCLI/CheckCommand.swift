@@ -20,6 +20,7 @@ struct CheckCommand: ParsableCommand {
       throw ExitCode(1)
     }
     print(
-      "\(config.files.joined(separator: ", ")): OK (\(config.instances.count) instances, \(config.routes.count) routes)")
+      "\(config.files.joined(separator: ", ")): OK (\(config.instances.count) instances, \(config.routes.count) routes)"
+    )
   }
 }

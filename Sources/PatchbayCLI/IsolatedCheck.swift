@@ -21,7 +21,8 @@ enum IsolatedCheck {
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     if process.terminationReason == .uncaughtSignal {
-      return "\(configFile): the config parser crashed on this file (signal \(process.terminationStatus)); fix its syntax"
+      return
+        "\(configFile): the config parser crashed on this file (signal \(process.terminationStatus)); fix its syntax"
     }
     return process.terminationStatus == 0 ? nil : output.trimmingCharacters(in: .whitespacesAndNewlines)
   }

@@ -61,7 +61,9 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   private func waitUntilCreated(_ runtimes: [InstanceRuntime]) {
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
-      let pending = runtimes.filter { $0.declaredPorts.isEmpty && $0.currentPhase != .failed && $0.currentPhase != .stopped }
+      let pending = runtimes.filter {
+        $0.declaredPorts.isEmpty && $0.currentPhase != .failed && $0.currentPhase != .stopped
+      }
       if pending.isEmpty { return }
       usleep(20_000)
     }
@@ -248,7 +250,8 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   /// `patchbay restart INSTANCE`.
   public func restart(instance name: String) throws(ControlError) {
     guard let runtime = lock.withLock({ instances[name] }) else {
-      throw ControlError("unknown instance '\(name)'" + Suggestion.hint(for: name, in: lock.withLock { Array(instances.keys) }))
+      throw ControlError(
+        "unknown instance '\(name)'" + Suggestion.hint(for: name, in: lock.withLock { Array(instances.keys) }))
     }
     DispatchQueue.global().async { runtime.restartNow() }
   }

@@ -24,6 +24,7 @@ public struct ReloadSummary: Sendable, Codable, CustomStringConvertible {
 
   public var description: String {
     func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
-    return "started \(list(started)); stopped \(list(stopped)); restarted \(list(restarted)); unchanged \(list(unchanged))"
+    return
+      "started \(list(started)); stopped \(list(stopped)); restarted \(list(restarted)); unchanged \(list(unchanged))"
   }
 }

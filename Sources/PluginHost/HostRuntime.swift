@@ -61,7 +61,8 @@ final class HostRuntime: @unchecked Sendable {
       let library = try PluginLibrary.open(path)
       socket.send(HostMessage.described(library.info).encode())
     } catch {
-      socket.send(HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
+      socket.send(
+        HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
     }
     exit(0)
   }
@@ -210,7 +211,8 @@ final class HostRuntime: @unchecked Sendable {
       return ports.count - 1
     }
     guard let index else {
-      log(UInt8(PB_LOG_ERROR), "add_port: duplicate port name '\(name)' (or more than \(HostMessage.maximumPorts) ports)")
+      log(
+        UInt8(PB_LOG_ERROR), "add_port: duplicate port name '\(name)' (or more than \(HostMessage.maximumPorts) ports)")
       return PB_ERR_INVALID_ARGUMENT
     }
     indexOut?.pointee = UInt32(index)

@@ -66,7 +66,8 @@ import Testing
     }
     #expect(harness.recorded("healthy.txt") == expected)
     #expect(hub.isRunning)
-    for kind in ["SIGSEGV", "SIGABRT", "exited with code 3", "stopped answering heartbeats", "broke the wire protocol"] {
+    for kind in ["SIGSEGV", "SIGABRT", "exited with code 3", "stopped answering heartbeats", "broke the wire protocol"]
+    {
       #expect(hub.lines.contains { $0.contains("[victim]") && $0.contains(kind) }, "no \(kind) seen")
     }
     let status = try harness.cli("status").output

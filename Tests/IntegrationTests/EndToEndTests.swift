@@ -94,7 +94,9 @@ import Testing
     try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)
     // Built against a header that claims ABI major 2.
     try harness.compileCPlugin(
-      name: "future", source: HubHarness.counterSource.replacingOccurrences(of: ".abi_major = PB_ABI_MAJOR", with: ".abi_major = PB_ABI_MAJOR + 1"))
+      name: "future",
+      source: HubHarness.counterSource.replacingOccurrences(
+        of: ".abi_major = PB_ABI_MAJOR", with: ".abi_major = PB_ABI_MAJOR + 1"))
     // A shared library without the entry symbol.
     try harness.compileCPlugin(
       name: "nosymbol", source: HubHarness.counterSource, defines: ["-DPB_TEST_DESCRIBE_SYMBOL=something_else"])

@@ -66,7 +66,8 @@ final class HubHarness: @unchecked Sendable {
     return url.path
   }()
   static let headerDirectory = repositoryRoot + "/Sources/CPatchbayPlugin/include"
-  static let counterSource = (try? String(contentsOfFile: repositoryRoot + "/Plugins/example-c/counter.c", encoding: .utf8)) ?? ""
+  static let counterSource =
+    (try? String(contentsOfFile: repositoryRoot + "/Plugins/example-c/counter.c", encoding: .utf8)) ?? ""
 
   /// Child processes of the hub (the plugin hosts).
   func pluginPIDs() -> [Int32] {

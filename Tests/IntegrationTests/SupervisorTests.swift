@@ -102,7 +102,8 @@ import Testing
       before = try pids()
       return before.count == 3
     }
-    try harness.writeConfig(faultConfig(harness).replacingOccurrences(of: "plugin = \"example-c\"", with: "plugin = \"example-c\"\nstep = 2"))
+    try harness.writeConfig(
+      faultConfig(harness).replacingOccurrences(of: "plugin = \"example-c\"", with: "plugin = \"example-c\"\nstep = 2"))
     let reload = try harness.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
     #expect(reload.output.contains("restarted counter"))

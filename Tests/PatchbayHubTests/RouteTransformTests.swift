@@ -54,7 +54,9 @@ import Testing
       map = { click = true, hold = false }
       """)
     var position = HubStateStore.RoutePosition()
-    #expect(RouteTransform.apply(compiled, to: .button(ButtonEvent(action: .hold)), position: &position)?.value == .bool(false))
+    #expect(
+      RouteTransform.apply(compiled, to: .button(ButtonEvent(action: .hold)), position: &position)?.value
+        == .bool(false))
     #expect(RouteTransform.apply(compiled, to: .button(ButtonEvent(action: .down)), position: &position) == nil)
   }
 

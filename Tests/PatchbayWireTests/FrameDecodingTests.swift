@@ -11,7 +11,9 @@ import Testing
       ports: [PortDescriptor(name: "a.b", direction: .output, kind: .state, type: .light, description: "d")]),
     .failed(stage: .start, status: -5, message: "unreachable"),
     .started,
-    .publish(port: 3, value: .light(LightCommand(on: true, brightness: 50, color: HSBColor(hue: 120, saturation: 75, brightness: 100)))),
+    .publish(
+      port: 3,
+      value: .light(LightCommand(on: true, brightness: 50, color: HSBColor(hue: 120, saturation: 75, brightness: 100)))),
     .publish(port: 1, value: .button(ButtonEvent(action: .doubleClick, queued: true, ageMs: 1500))),
     .publish(port: 0, value: .text("héllo")),
     .log(level: 4, message: "careful"),

@@ -17,7 +17,8 @@ struct DemoCommand: ParsableCommand {
   var directory: String?
 
   func run() throws {
-    let work = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-demo-\(getpid())").path
+    let work =
+      directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-demo-\(getpid())").path
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     defer { if directory == nil { try? FileManager.default.removeItem(atPath: work) } }
     let tools = try DemoTools()
@@ -43,7 +44,8 @@ struct DemoCommand: ParsableCommand {
     for automation in BedsideStory.automations { homebridgeArguments += ["--automation", automation] }
     let homebridge = try DemoProcess(
       name: "homekit", executable: tools.simulator, arguments: homebridgeArguments,
-      show: { $0.hasPrefix("setValue") || $0.hasPrefix("scene") || $0.hasPrefix("homekit set") || $0.hasPrefix("add ") })
+      show: { $0.hasPrefix("setValue") || $0.hasPrefix("scene") || $0.hasPrefix("homekit set") || $0.hasPrefix("add ") }
+    )
     defer {
       flicd.terminate()
       homebridge.terminate()
@@ -56,7 +58,8 @@ struct DemoCommand: ParsableCommand {
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     say("")
 
-    try step("1. Single click: the first scene of the toggle", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
+    try step(
+      "1. Single click: the first scene of the toggle", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
     try homebridge.waitForLine(containing: "setValue ws_morning.On = false", after: 0, within: 30)
     try step("2. Single click again: the other scene", flicd, "single", homebridge, expect: "scene 'Good Night' ran")
 
@@ -66,8 +69,11 @@ struct DemoCommand: ParsableCommand {
     hub = try startHub(tools: tools, config: config, work: work)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     try homebridge.waitForLine(containing: "add party", after: homebridge.lineCount - 1, within: 60)
-    try step("4. Single click after the restart: back to the first scene", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
-    try step("5. Double click: the party switch turns on", flicd, "double", homebridge, expect: "setValue party.On = true")
+    try step(
+      "4. Single click after the restart: back to the first scene", flicd, "single", homebridge,
+      expect: "scene 'Good Morning' ran")
+    try step(
+      "5. Double click: the party switch turns on", flicd, "double", homebridge, expect: "setValue party.On = true")
     try step("6. Hold: everything off", flicd, "hold", homebridge, expect: "setValue party.On = false")
     say("")
 
@@ -97,7 +103,9 @@ struct DemoCommand: ParsableCommand {
       }
       usleep(50_000)
     }
-    say("The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic) and homekit (homebridge-websocket).")
+    say(
+      "The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic) and homekit (homebridge-websocket)."
+    )
     let watcher = Thread {
       try? ControlClient.watch(pattern: "*", socket: work + "/control.sock") { line in
         // The route's view: the button's value, and what HomeKit writes back.

@@ -49,7 +49,9 @@ final class DemoProcess: @unchecked Sendable {
     lines += complete
     condition.broadcast()
     condition.unlock()
-    for line in complete where show(line) { DemoOutput.say("    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| \(line)") }
+    for line in complete where show(line) {
+      DemoOutput.say("    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| \(line)")
+    }
   }
 
   /// Waits for a line containing `text` that appeared after line number `after`.

@@ -16,7 +16,8 @@ struct DemoTools {
     let directory = (own as NSString).deletingLastPathComponent
     let candidates = [directory + "/patchbay-sim", "/usr/lib/patchbay/patchbay-sim", "/usr/bin/patchbay-sim"]
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-      throw DemoError("patchbay-sim not found (looked in \(candidates.joined(separator: ", "))); build it with `swift build`")
+      throw DemoError(
+        "patchbay-sim not found (looked in \(candidates.joined(separator: ", "))); build it with `swift build`")
     }
     simulator = found
   }
@@ -29,7 +30,9 @@ struct DemoTools {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }

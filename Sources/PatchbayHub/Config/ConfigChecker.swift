@@ -38,14 +38,16 @@ public struct ConfigChecker: Sendable {
       outcomes.withLock { $0[spec.name] = outcome }
     }
     var catalog: PortCatalog = [:]
-    var broken: Set<String> = Set(config.instances.map(\.name)).subtracting(libraries.map(\.0.name)).union(unparsed.subtracting(config.instances.map(\.name)))
+    var broken: Set<String> = Set(config.instances.map(\.name)).subtracting(libraries.map(\.0.name)).union(
+      unparsed.subtracting(config.instances.map(\.name)))
     for (spec, _) in libraries {
       switch outcomes.withLock({ $0[spec.name] }) {
       case .created(_, let ports)?: catalog[spec.name] = ports
       case .failed(let message)?:
         broken.insert(spec.name)
         diagnostics.append(
-          ConfigDiagnostic(file: spec.file, key: "instances.\(spec.name)", message: "plugin '\(spec.plugin)': \(message)"))
+          ConfigDiagnostic(
+            file: spec.file, key: "instances.\(spec.name)", message: "plugin '\(spec.plugin)': \(message)"))
       default:
         broken.insert(spec.name)
       }
@@ -64,10 +66,11 @@ public struct ConfigChecker: Sendable {
 extension [ConfigDiagnostic] {
   /// Instances named by diagnostics about `instances.NAME...`.
   public var instanceNames: Set<String> {
-    Set(compactMap { diagnostic in
-      guard let key = diagnostic.key, key.hasPrefix("instances.") else { return nil }
-      return key.dropFirst("instances.".count).split(separator: ".").first.map(String.init)
-    })
+    Set(
+      compactMap { diagnostic in
+        guard let key = diagnostic.key, key.hasPrefix("instances.") else { return nil }
+        return key.dropFirst("instances.".count).split(separator: ".").first.map(String.init)
+      })
   }
 }
 

@@ -38,7 +38,10 @@ public struct ConfigLoader {
     var diagnostics: [ConfigDiagnostic] = []
     guard FileManager.default.fileExists(atPath: mainFile) else {
       let empty = HubConfig(
-        files: [], hub: HubSettings(stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [], logLevel: "info"),
+        files: [],
+        hub: HubSettings(
+          stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [],
+          logLevel: "info"),
         instances: [], routes: [])
       return (empty, [ConfigDiagnostic(file: mainFile, message: "no such config file")])
     }
@@ -102,7 +105,9 @@ public struct ConfigLoader {
 
   // MARK: Sections
 
-  func parseHub(_ content: JSONValue, file: String, into settings: inout HubSettings, _ diagnostics: inout [ConfigDiagnostic]) {
+  func parseHub(
+    _ content: JSONValue, file: String, into settings: inout HubSettings, _ diagnostics: inout [ConfigDiagnostic]
+  ) {
     guard case .object(let members) = content else {
       diagnostics.append(ConfigDiagnostic(file: file, key: "hub", message: "must be a table"))
       return
@@ -168,11 +173,15 @@ public struct ConfigLoader {
     for (key, value) in members {
       switch key {
       case "plugin":
-        if case .string(let text) = value, !text.isEmpty { plugin = text } else {
+        if case .string(let text) = value, !text.isEmpty {
+          plugin = text
+        } else {
           diagnostics.append(ConfigDiagnostic(file: file, key: "\(prefix).plugin", message: "must be a plugin name"))
         }
       case "log_level":
-        if case .string(let level) = value, Self.logLevels.contains(level) { logLevel = level } else {
+        if case .string(let level) = value, Self.logLevels.contains(level) {
+          logLevel = level
+        } else {
           diagnostics.append(
             ConfigDiagnostic(
               file: file, key: "\(prefix).log_level",
@@ -263,19 +272,25 @@ public struct ConfigLoader {
     }
     var filter: [JSONValue]?
     if let value = entry["filter"] {
-      if case .array(let items) = value, !items.isEmpty { filter = items } else {
+      if case .array(let items) = value, !items.isEmpty {
+        filter = items
+      } else {
         fail("filter", "must be a non-empty array of values to pass, e.g. [\"click\"]")
       }
     }
     var map: [(String, JSONValue)]?
     if let value = entry["map"] {
-      if case .object(let pairs) = value, !pairs.isEmpty { map = pairs } else {
+      if case .object(let pairs) = value, !pairs.isEmpty {
+        map = pairs
+      } else {
         fail("map", "must be a table from input value to output value, e.g. { click = true }")
       }
     }
     var cycle: [JSONValue]?
     if let value = entry["cycle"] {
-      if case .array(let items) = value, items.count >= 2 { cycle = items } else {
+      if case .array(let items) = value, items.count >= 2 {
+        cycle = items
+      } else {
         fail("cycle", "must be an array of at least two values to step through")
       }
     }

@@ -12,7 +12,8 @@ public struct PluginCatalog: Sendable {
     locator.installedPlugins().map { entry in
       switch PortProbe.describe(library: entry.path, locator: locator) {
       case .described(let info):
-        return "\(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)) - \(info.description)\n    \(entry.path)"
+        return
+          "\(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)) - \(info.description)\n    \(entry.path)"
       case .failed(let reason):
         return "\(entry.name): REFUSED: \(reason)"
       case .created:

@@ -27,7 +27,8 @@ public struct PluginLocator: Sendable {
   }
 
   static var executableDirectory: String {
-    let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let resolved =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     return (resolved as NSString).deletingLastPathComponent
   }
 
@@ -53,8 +54,11 @@ public struct PluginLocator: Sendable {
       let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
       for file in files where file.hasSuffix(".so") {
         var name = String(file.dropLast(3))
-        if name.hasPrefix("libpatchbay-plugin-") { name = String(name.dropFirst("libpatchbay-plugin-".count)) }
-        else if name.hasPrefix("lib") { continue }
+        if name.hasPrefix("libpatchbay-plugin-") {
+          name = String(name.dropFirst("libpatchbay-plugin-".count))
+        } else if name.hasPrefix("lib") {
+          continue
+        }
         guard seen.insert(name).inserted else { continue }
         result.append((name, ((directory as NSString).appendingPathComponent(file) as NSString).standardizingPath))
       }

@@ -9,7 +9,9 @@ public struct ControlRequest: Codable, Sendable {
   public var pattern: String?
   public var instance: String?
 
-  public init(command: Command, address: String? = nil, value: String? = nil, pattern: String? = nil, instance: String? = nil) {
+  public init(
+    command: Command, address: String? = nil, value: String? = nil, pattern: String? = nil, instance: String? = nil
+  ) {
     self.command = command
     self.address = address
     self.value = value

@@ -32,7 +32,9 @@ public final class ControlServer: @unchecked Sendable {
     // Created with 0660 from the start: no window in which others could connect.
     let previous = umask(0o117)
     let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     umask(previous)
     guard bound == 0, listen(listener, 16) == 0 else {

@@ -34,7 +34,9 @@ public struct HubLogHandler: LogHandler {
   public func log(event: LogEvent) {
     var line = "\(Self.timestamp()) \(event.level) [\(label)] \(event.message)"
     let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-    if !merged.isEmpty { line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+    if !merged.isEmpty {
+      line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    }
     line += "\n"
     Self.lock.withLock { _ = line.withCString { write(2, $0, strlen($0)) } }
   }

@@ -45,7 +45,9 @@ public enum RouteCompiler {
     }
     if let constant = spec.value { route.constant = parse(constant, as: targetType, "value") }
     if let cycle = spec.cycle { route.cycle = cycle.compactMap { parse($0, as: targetType, "cycle") } }
-    if let momentary = spec.momentary { route.momentaryReset = parse(momentary.reset, as: targetType, "momentary.reset") }
+    if let momentary = spec.momentary {
+      route.momentaryReset = parse(momentary.reset, as: targetType, "momentary.reset")
+    }
     let converts = spec.map != nil || spec.value != nil || spec.cycle != nil
     if !converts, source.type != targetType, targetType != .trigger {
       diagnostics.append(

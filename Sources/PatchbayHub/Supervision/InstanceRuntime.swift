@@ -184,7 +184,8 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         self.ports = ports
         return holdStart
       }
-      logger.info("created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
+      logger.info(
+        "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
       delegate?.instance(self, created: ports)
       if !hold { process.send(.start) }
     case .started:
@@ -268,7 +269,9 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
       )
       timers.asyncAfter(deadline: .now() + delay) { [self] in
-        let stillWanted = lock.withLock { phase == .restarting && generation == generationAtSchedule && !deliberateStop }
+        let stillWanted = lock.withLock {
+          phase == .restarting && generation == generationAtSchedule && !deliberateStop
+        }
         if stillWanted { launch() }
       }
     }

@@ -32,7 +32,8 @@ struct RestartPlanner: Sendable {
     restartTimes = restartTimes.filter { now - $0 < settings.restartWindow }
     guard restartTimes.count < settings.maxRestarts else {
       return .fail(
-        reason: "restarted \(settings.maxRestarts) times within \(Int(settings.restartWindow)) s; left down (last: \(reason))"
+        reason:
+          "restarted \(settings.maxRestarts) times within \(Int(settings.restartWindow)) s; left down (last: \(reason))"
       )
     }
     restartTimes.append(now)
