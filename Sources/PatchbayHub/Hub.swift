@@ -62,7 +62,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       let pending = runtimes.filter {
-        $0.declaredPorts.isEmpty && $0.currentPhase != .failed && $0.currentPhase != .stopped
+        !$0.hasBeenCreated && $0.currentPhase != .failed && $0.currentPhase != .stopped
       }
       if pending.isEmpty { return }
       usleep(20_000)
@@ -76,7 +76,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     var down: Set<String> = []
     for (name, runtime) in lock.withLock({ instances }) {
       let ports = runtime.declaredPorts
-      if ports.isEmpty && runtime.currentPhase == .failed { down.insert(name) } else { catalog[name] = ports }
+      if runtime.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
     }
     var compiled: [CompiledRoute] = []
     var diagnostics: [ConfigDiagnostic] = []
@@ -140,10 +140,6 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   }
 
   // MARK: Values flowing
-
-  func instance(_ instance: InstanceRuntime, created ports: [PortDescriptor]) {}
-
-  func instanceBecameReady(_ instance: InstanceRuntime) {}
 
   func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor) {
     route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind)

@@ -9,9 +9,7 @@ import PatchbayWire
 
 /// What an instance tells the hub.
 protocol InstanceRuntimeDelegate: AnyObject, Sendable {
-  func instance(_ instance: InstanceRuntime, created ports: [PortDescriptor])
   func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor)
-  func instanceBecameReady(_ instance: InstanceRuntime)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -32,6 +30,8 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   private var process: PluginProcess?
   private var phase = InstancePhase.stopped
   private var ports: [PortDescriptor] = []
+  /// The plugin has declared its ports at least once (an instance may have none).
+  private var created = false
   private var startedAt: Double?
   private var planner: RestartPlanner
   private var heartbeatSequence: UInt64 = 0
@@ -118,7 +118,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   func release() {
     let process: PluginProcess? = lock.withLock {
       holdStart = false
-      return phase == .starting && !ports.isEmpty ? self.process : nil
+      return phase == .starting && created ? self.process : nil
     }
     process?.send(.start)
   }
@@ -182,11 +182,11 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     case .created(let info, let ports):
       let hold = lock.withLock {
         self.ports = ports
+        created = true
         return holdStart
       }
       logger.info(
         "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
-      delegate?.instance(self, created: ports)
       if !hold { process.send(.start) }
     case .started:
       lock.withLock {
@@ -196,7 +196,6 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       }
       logger.info("running (pid \(process.pid))")
       inbox.open(replayingState: true)
-      delegate?.instanceBecameReady(self)
     case .publish(let index, let value):
       let port: PortDescriptor? = lock.withLock {
         guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
@@ -347,6 +346,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   // MARK: Introspection
 
   var declaredPorts: [PortDescriptor] { lock.withLock { ports } }
+  var hasBeenCreated: Bool { lock.withLock { created } }
   var currentPhase: InstancePhase { lock.withLock { phase } }
   var pid: Int32? { lock.withLock { process?.pid } }
 
