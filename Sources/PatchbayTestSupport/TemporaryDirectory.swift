@@ -19,7 +19,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
   public func write(_ name: String, _ text: String) throws -> String {
     let file = url.appendingPathComponent(name)
     try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try text.write(to: file, atomically: true, encoding: .utf8)
+    // Not `atomically`: Foundation would leave an empty /tmp/TemporaryDirectory.* behind each time.
+    try text.write(to: file, atomically: false, encoding: .utf8)
     return file.path
   }
 

@@ -26,7 +26,7 @@ struct DemoCommand: ParsableCommand {
     let homebridgePort = DemoTools.freePort()
     let config = work + "/bedside.toml"
     try BedsideStory.config(directory: work, flicdPort: flicdPort, homebridgePort: homebridgePort)
-      .write(toFile: config, atomically: true, encoding: .utf8)
+      .write(toFile: config, atomically: false, encoding: .utf8)
 
     say("patchbay demo: the bedside story, with simulated hardware")
     say("  config: \(config)   hub log: \(work)/hub.log")
