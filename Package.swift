@@ -5,6 +5,9 @@ import PackageDescription
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 // A Swift plugin is a dynamic library that exports only the C entry symbol.
+let pluginExports: [LinkerSetting] = [
+  .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
+]
 func swiftPlugin(_ name: String, target: String) -> Product {
   .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
 }
@@ -102,7 +105,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
-    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict),
+    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
+      linkerSettings: pluginExports),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(
       name: "FlicdSimulator",
@@ -130,7 +134,7 @@ let package = Package(
       path: "Plugins/homebridge-websocket/Plugin", swiftSettings: strict),
     .target(
       name: "HomebridgePluginEntry", dependencies: ["HomebridgePlugin"], path: "Plugins/homebridge-websocket/Entry",
-      swiftSettings: strict),
+      swiftSettings: strict, linkerSettings: pluginExports),
     .target(
       name: "HomebridgeSimulator",
       dependencies: [
@@ -152,9 +156,10 @@ let package = Package(
       name: "ExampleCPlugin", dependencies: ["CPatchbayPlugin"], path: "Plugins/example-c", publicHeadersPath: "."),
     .target(
       name: "ExampleSwiftPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/example-swift",
-      swiftSettings: strict),
+      swiftSettings: strict, linkerSettings: pluginExports),
     .target(
-      name: "FaultPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/fault", swiftSettings: strict),
+      name: "FaultPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/fault", swiftSettings: strict,
+      linkerSettings: pluginExports),
 
     .testTarget(
       name: "PatchbayValuesTests", dependencies: ["PatchbayValues"], swiftSettings: strict),
