@@ -20,13 +20,29 @@ struct RunCommand: ParsableCommand {
     HubLogHandler.bootstrap(level: Logger.Level(rawValue: config.hub.logLevel) ?? .info)
     let logger = Logger(label: "hub")
     let hub = Hub(config: config)
+    let configFile = options.config
+    // Signals are taken over before anything starts: a SIGTERM that arrives while the hub is
+    // starting must stop it afterwards, never be lost.
+    let finished = DispatchSemaphore(value: 0)
+    let signals = DispatchQueue(label: "patchbay.signals")
+    var sources: [any DispatchSourceProtocol] = []
+    // (A SIGHUP while starting is ignored; reloading starts with the hub running.)
+    for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_IGN) }
+    for number in [SIGTERM, SIGINT] {
+      let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
+      source.setEventHandler {
+        logger.notice("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
+        finished.signal()
+      }
+      source.resume()
+      sources.append(source)
+    }
     do throws(ConfigErrors) {
       try hub.start()
     } catch {
       printError(error.description)
       throw ExitCode(1)
     }
-    let configFile = options.config
     let server = ControlServer(path: config.hub.controlSocket, hub: hub) {
       IsolatedCheck.reload(hub, configFile: configFile)
     }
@@ -35,28 +51,17 @@ struct RunCommand: ParsableCommand {
     } catch {
       logger.error("\(error.description); `status`, `send` and `watch` will not reach this hub")
     }
-    SystemdNotifier.notify("READY=1\nSTATUS=running")
-    let finished = DispatchSemaphore(value: 0)
-    let signals = DispatchQueue(label: "patchbay.signals")
-    var sources: [any DispatchSourceProtocol] = []
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-      source.setEventHandler {
-        if number == SIGHUP {
-          logger.notice("SIGHUP: reloading \(configFile)")
-          switch IsolatedCheck.reload(hub, configFile: configFile) {
-          case .success(let summary): logger.notice("reloaded: \(summary)")
-          case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\(errors)")
-          }
-        } else {
-          logger.notice("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): stopping")
-          finished.signal()
-        }
+    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signals)
+    hangup.setEventHandler {
+      logger.notice("SIGHUP: reloading \(configFile)")
+      switch IsolatedCheck.reload(hub, configFile: configFile) {
+      case .success(let summary): logger.notice("reloaded: \(summary)")
+      case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\(errors)")
       }
-      source.resume()
-      sources.append(source)
     }
+    hangup.resume()
+    sources.append(hangup)
+    SystemdNotifier.notify("READY=1\nSTATUS=running")
     if let interval = SystemdNotifier.watchdogInterval {
       let watchdog = DispatchSource.makeTimerSource(queue: signals)
       watchdog.schedule(deadline: .now() + interval, repeating: interval)

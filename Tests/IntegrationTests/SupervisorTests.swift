@@ -172,6 +172,73 @@ import Testing
     try harness.stop()
   }
 
+  @Test func restartCommandRevivesAFailedInstanceAndShutdownEscalatesPastAHang() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["fault"])
+    try harness.writeConfig(
+      """
+      [instances.once]
+      plugin = "fault"
+      restart = "temporary"
+
+      [instances.stuck]
+      plugin = "fault"
+      stop_timeout_ms = 500
+      hang_timeout_ms = 600000
+      """)
+    try harness.start()
+    let hub = harness.hub!
+    #expect(try harness.cli("send", "once.command", "exit 7").status == 0)
+    try hub.waitForLine(containing: "[once] failed: ended (exited with code 7)")
+    #expect(try harness.cli("restart", "once").status == 0)
+    try eventually("once running again") {
+      hub.lines.filter { $0.contains("[once] running") }.count == 2
+    }
+    // A plugin stuck in a callback ignores the stop message; the hub escalates to SIGTERM,
+    // which the stuck plugin host does not survive, within the stop timeouts.
+    #expect(try harness.cli("send", "stuck.command", "hang").status == 0)
+    let children = harness.pluginPIDs()
+    #expect(try hub.terminate(within: 60) == 0)
+    #expect(hub.lines.contains { $0.contains("[stuck] did not stop within") })
+    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
+  }
+
+  @Test func retainedStateReachesConsumersAfterAHubRestart() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["example-swift"])
+    func config(_ record: String) -> String {
+      """
+      # The source only publishes what it is sent, so after a restart the only 7 the
+      # consumer can see is the hub's retained value.
+      [instances.source]
+      plugin = "example-swift"
+      ports = [{ name = "level", type = "integer", kind = "state" }]
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(harness.directory.path)/\(record)"
+      ports = [{ name = "count", type = "integer", kind = "state" }]
+
+      [[routes]]
+      from = "source.level.out"
+      to = "probe.count"
+      """
+    }
+    try harness.writeConfig(config("probe.jsonl"))
+    try harness.start()
+    #expect(try harness.cli("send", "source.level", "7").status == 0)
+    try eventually("7 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":7}"#) }
+    try harness.stop()
+    let state = try String(contentsOfFile: harness.directory.path + "/state/hub-state.json", encoding: .utf8)
+    #expect(state.contains("source.level.out"))
+    try harness.writeConfig(config("probe2.jsonl"))
+    try harness.start()
+    try eventually("retained 7 delivered after the restart") {
+      harness.recorded("probe2.jsonl") == [#"{"port":"count","value":7}"#]
+    }
+    try harness.stop()
+  }
+
   @Test func killingTheHubLeavesNoPluginProcess() throws {
     let harness = try HubHarness()
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
