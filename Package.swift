@@ -34,6 +34,10 @@ let package = Package(
     // END homebridge products
     // BEGIN hue products
     // END hue products
+    // BEGIN party-lights products
+    // END party-lights products
+    // BEGIN bench products
+    // END bench products
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -147,6 +151,10 @@ let package = Package(
     // END homebridge targets
     // BEGIN hue targets
     // END hue targets
+    // BEGIN party-lights targets
+    // END party-lights targets
+    // BEGIN bench targets
+    // END bench targets
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
@@ -192,6 +200,8 @@ let package = Package(
     // END homebridge tests
     // BEGIN hue tests
     // END hue tests
+    // BEGIN party-lights tests
+    // END party-lights tests
   ]
 )
 
