@@ -27,8 +27,8 @@ import Testing
 
   @Test mutating func aFloodIntoAGroupIsPacedAndEndsWithTheLastCommand() {
     let sent = run(from: 0, to: 11) { scheduler, now in
-      guard now < 10 else { return }
       let step = Int((now * 100).rounded())
+      guard step < 1000 else { return }
       scheduler.submit(HueStateChange(on: true, bri: 1 + step % 254, hue: step), to: .group("1"), now: now)
     }
     #expect(sent.allSatisfy { $0.dispatch.target == .group("1") })
