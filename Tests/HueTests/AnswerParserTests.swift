@@ -12,7 +12,12 @@ import Testing
       ))
     #expect(results.successes.map(\.address) == ["/lights/1/state/on", "/lights/1/state/hue"])
     #expect(results.successes.first?.value == .bool(true))
-    #expect(results.errors == [HueAPIError(.deviceIsOff, address: "/lights/1/state/bri", detail: "parameter, bri, is not modifiable. Device is set to off.")])
+    #expect(
+      results.errors == [
+        HueAPIError(
+          .deviceIsOff, address: "/lights/1/state/bri",
+          detail: "parameter, bri, is not modifiable. Device is set to off.")
+      ])
     #expect(results.errors.first?.known == .deviceIsOff)
     #expect(try HueAnswerParser.results(data(results.json.text)) == results)
   }
@@ -31,7 +36,8 @@ import Testing
         #"{"1":{"name":"Desk","type":"Extended color light","state":{"on":true,"bri":200,"hue":46920,"sat":254,"ct":300,"colormode":"hs","reachable":true,"xy":[0.1,0.2]}},"2":{"name":"Hall","state":{"on":false,"bri":1,"reachable":false}},"3":{"name":"Odd","state":{"on":"yes"}},"4":{"name":"Odd2","state":{"on":true,"bri":"max"}}}"#
       ))
     #expect(lights.keys.sorted() == ["1", "2"])
-    #expect(lights["1"]?.state == HueLightState(on: true, bri: 200, hue: 46920, sat: 254, ct: 300, colorMode: .hueSaturation))
+    #expect(
+      lights["1"]?.state == HueLightState(on: true, bri: 200, hue: 46920, sat: 254, ct: 300, colorMode: .hueSaturation))
     #expect(lights["2"]?.state == HueLightState(on: false, bri: 1, reachable: false))
     #expect(HueAnswerParser.light(lights["1"]!.json) == lights["1"])
   }
@@ -45,8 +51,13 @@ import Testing
   }
 
   @Test func errorsGarbageAndWrongShapesThrowNamedErrors() {
-    #expect(throws: HueParseError.bridgeErrors([HueAPIError(.unauthorizedUser, address: "/lights", detail: "unauthorized user")])) {
-      try HueAnswerParser.lights(self.data(#"[{"error":{"type":1,"address":"/lights","description":"unauthorized user"}}]"#))
+    #expect(
+      throws: HueParseError.bridgeErrors([
+        HueAPIError(.unauthorizedUser, address: "/lights", detail: "unauthorized user")
+      ])
+    ) {
+      try HueAnswerParser.lights(
+        self.data(#"[{"error":{"type":1,"address":"/lights","description":"unauthorized user"}}]"#))
     }
     #expect(throws: HueParseError.self) { try HueAnswerParser.lights(self.data("<html><body>503</body></html>")) }
     #expect(throws: HueParseError.self) { try HueAnswerParser.results(self.data(#"{"success":true}"#)) }

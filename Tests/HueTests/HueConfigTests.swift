@@ -28,14 +28,28 @@ import Testing
 
   @Test func mistakesNameTheirKeyAndNeverEchoTheUsername() {
     let base = #""bridge":"b","username":"u1","groups":[{"name":"g","id":"1"}]"#
-    #expect(message("{\(base),\"pol_interval_s\":1}").contains("unknown key 'pol_interval_s' (did you mean 'poll_interval_s'?)"))
-    #expect(message(#"{"bridge":"b","username":"secret/value","groups":[{"name":"g","id":"1"}]}"#).contains("username must be"))
+    #expect(
+      message("{\(base),\"pol_interval_s\":1}").contains(
+        "unknown key 'pol_interval_s' (did you mean 'poll_interval_s'?)"))
+    #expect(
+      message(#"{"bridge":"b","username":"secret/value","groups":[{"name":"g","id":"1"}]}"#).contains(
+        "username must be"))
     #expect(!message(#"{"bridge":"b","username":"secret/value","groups":[{"name":"g","id":"1"}]}"#).contains("secret"))
-    #expect(message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["1","1"]}]}"#).contains("groups.0.lights: light 1 is listed twice"))
-    #expect(message(#"{"bridge":"b","username":"u","groups":[{"name":"g","id":"1","bridge_group":"x"}]}"#).contains("groups.0 has both id and bridge_group"))
-    #expect(message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["1"],"light_names":{"2":"x"}}]}"#).contains("groups.0.light_names.2: light 2 is not in groups.0.lights"))
-    #expect(message(#"{"bridge":"b","username":"u","groups":[{"name":"g","id":"1"},{"name":"g","id":"2"}]}"#).contains("groups.1.name 'g' is used twice"))
-    #expect(message(#"{"bridge":"b:99999","username":"u","groups":[{"name":"g","id":"1"}]}"#).contains("the port after ':' must be 1...65535"))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["1","1"]}]}"#).contains(
+        "groups.0.lights: light 1 is listed twice"))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","id":"1","bridge_group":"x"}]}"#).contains(
+        "groups.0 has both id and bridge_group"))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["1"],"light_names":{"2":"x"}}]}"#)
+        .contains("groups.0.light_names.2: light 2 is not in groups.0.lights"))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","id":"1"},{"name":"g","id":"2"}]}"#).contains(
+        "groups.1.name 'g' is used twice"))
+    #expect(
+      message(#"{"bridge":"b:99999","username":"u","groups":[{"name":"g","id":"1"}]}"#).contains(
+        "the port after ':' must be 1...65535"))
     #expect(message("{\(base),\"max_in_flight\":0}").contains("max_in_flight must be 1...16, not 0"))
     #expect(message(#"{"bridge":"b","username":"u","groups":[]}"#).contains("groups must be a non-empty array"))
   }

@@ -45,7 +45,8 @@ final class HueHub {
 
   /// Sends a value into an input port through the control socket (what `patchbay send` does).
   func send(_ address: String, _ value: String) throws {
-    let response = try ControlClient.request(ControlRequest(command: .send, address: address, value: value), socket: socketPath)
+    let response = try ControlClient.request(
+      ControlRequest(command: .send, address: address, value: value), socket: socketPath)
     if !response.ok { throw SimulatorControlError(description: "send \(address): \(response.message ?? "refused")") }
   }
 

@@ -47,7 +47,8 @@ import Testing
   }
 
   func check(_ hue: String) throws -> (status: Int32, output: String) {
-    let config = try directory.write("check-\(UUID().uuidString.prefix(6)).toml", "[instances.lights]\nplugin = \"hue\"\n" + hue)
+    let config = try directory.write(
+      "check-\(UUID().uuidString.prefix(6)).toml", "[instances.lights]\nplugin = \"hue\"\n" + hue)
     return try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", config])
   }
 
@@ -62,15 +63,33 @@ import Testing
     let accepted = try check(valid)
     #expect(accepted.status == 0, "\(accepted.output)")
     let mistakes: [(String, String)] = [
-      ("bridge = \"127.0.0.1\"\n[[instances.lights.groups]]\nname = \"a\"\nid = \"1\"", "missing required key 'username'"),
-      (valid.replacingOccurrences(of: "id = \"1\"", with: "lightz = [\"1\"]"), "unknown key 'groups.0.lightz' (did you mean 'groups.0.lights'?)"),
+      (
+        "bridge = \"127.0.0.1\"\n[[instances.lights.groups]]\nname = \"a\"\nid = \"1\"",
+        "missing required key 'username'"
+      ),
+      (
+        valid.replacingOccurrences(of: "id = \"1\"", with: "lightz = [\"1\"]"),
+        "unknown key 'groups.0.lightz' (did you mean 'groups.0.lights'?)"
+      ),
       (valid + "\nexpose_lights = true", "groups.0.expose_lights needs groups.0.lights"),
       ("light_rate = 500\n" + valid, "light_rate must be between 0.1 and 100.0, not 500.0"),
-      (valid.replacingOccurrences(of: "127.0.0.1:8000", with: "https://bridge"), "bridge 'https://bridge': the v1 API is plain http"),
-      (valid.replacingOccurrences(of: "abc-123", with: "abc/../x"), "username must be the 1 to 80 letters, digits or '-'"),
+      (
+        valid.replacingOccurrences(of: "127.0.0.1:8000", with: "https://bridge"),
+        "bridge 'https://bridge': the v1 API is plain http"
+      ),
+      (
+        valid.replacingOccurrences(of: "abc-123", with: "abc/../x"),
+        "username must be the 1 to 80 letters, digits or '-'"
+      ),
       (valid.replacingOccurrences(of: "id = \"1\"", with: "id = \"x1\""), "groups.0.id must be a bridge id like \"1\""),
-      (valid.replacingOccurrences(of: "name = \"living\"", with: "name = \"Living Room\""), "groups.0.name 'Living Room' must be 1 to 48 lowercase letters"),
-      (valid.replacingOccurrences(of: "id = \"1\"", with: ""), "groups.0 needs one of id (a bridge group id), bridge_group (its name) or lights"),
+      (
+        valid.replacingOccurrences(of: "name = \"living\"", with: "name = \"Living Room\""),
+        "groups.0.name 'Living Room' must be 1 to 48 lowercase letters"
+      ),
+      (
+        valid.replacingOccurrences(of: "id = \"1\"", with: ""),
+        "groups.0 needs one of id (a bridge group id), bridge_group (its name) or lights"
+      ),
     ]
     for (config, message) in mistakes {
       let result = try check(config)

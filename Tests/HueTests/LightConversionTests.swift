@@ -9,7 +9,8 @@ import Testing
     let command = LightCommand(
       on: true, brightness: 100, color: HSBColor(hue: 480, saturation: 75, brightness: 10), colorTemperature: 250,
       transitionMs: 1000)
-    #expect(LightConversion.change(command) == HueStateChange(on: true, bri: 254, hue: 21845, sat: 191, transitionTime: 10))
+    #expect(
+      LightConversion.change(command) == HueStateChange(on: true, bri: 254, hue: 21845, sat: 191, transitionTime: 10))
     #expect(LightConversion.change(LightCommand(colorTemperature: 90)) == HueStateChange(ct: 153))
     #expect(LightConversion.change(LightCommand(brightness: -3)) == HueStateChange(bri: 1))
   }
@@ -27,7 +28,8 @@ import Testing
         #expect(restored.ct == state.ct && restored.hue == nil)
       } else {
         #expect(restored.sat == state.sat)
-        #expect(HueUnits.degrees(hue: restored.hue ?? -1) == HueUnits.degrees(hue: state.hue ?? -2) || state.hue == 65535)
+        #expect(
+          HueUnits.degrees(hue: restored.hue ?? -1) == HueUnits.degrees(hue: state.hue ?? -2) || state.hue == 65535)
       }
     }
   }

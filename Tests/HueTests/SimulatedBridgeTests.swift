@@ -11,7 +11,8 @@ import Testing
   init() throws {
     bridge = SimulatedBridge(
       lights: [
-        "1": HueLight(name: "One", state: HueLightState(on: false, bri: 100, hue: 0, sat: 0, colorMode: .hueSaturation)),
+        "1": HueLight(
+          name: "One", state: HueLightState(on: false, bri: 100, hue: 0, sat: 0, colorMode: .hueSaturation)),
         "2": HueLight(name: "Two", state: HueLightState(on: true, bri: 100, hue: 0, sat: 0, colorMode: .hueSaturation)),
       ],
       groups: ["1": HueGroup(name: "Both", lights: ["1", "2"])], usernames: ["user"],
@@ -32,7 +33,11 @@ import Testing
     #expect(bridge.lightJSON("1")?["state"]?["on"] == .bool(true))
     #expect(errorTypes(try put("/lights/9/state", #"{"on":true}"#)) == [3])
     let answer = bridge.handle(method: "GET", path: "/api/nobody/lights", body: [])
-    #expect(throws: HueParseError.bridgeErrors([HueAPIError(.unauthorizedUser, address: "/lights", detail: "unauthorized user")])) {
+    #expect(
+      throws: HueParseError.bridgeErrors([
+        HueAPIError(.unauthorizedUser, address: "/lights", detail: "unauthorized user")
+      ])
+    ) {
       try HueAnswerParser.lights(Data(answer.body.utf8))
     }
     #expect(errorTypes(try put("/lights/2/state", #"{"colour":1}"#)) == [6])

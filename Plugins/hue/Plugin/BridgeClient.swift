@@ -32,7 +32,9 @@ final class BridgeClient: Sendable {
   private let username: String
   let timeout: TimeAmount
 
-  init(host: String, port: Int, username: String, timeoutSeconds: Double, maxConnections: Int, group: any EventLoopGroup) {
+  init(
+    host: String, port: Int, username: String, timeoutSeconds: Double, maxConnections: Int, group: any EventLoopGroup
+  ) {
     base = "http://\(host):\(port)"
     self.username = username
     timeout = .milliseconds(Int64(timeoutSeconds * 1000))

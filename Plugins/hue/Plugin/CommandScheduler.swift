@@ -159,7 +159,8 @@ struct CommandScheduler: Sendable {
   private func blockedByInFlight(_ target: CommandTarget, _ entry: Waiting) -> Bool {
     if inFlight.values.contains(where: { $0.target == target }) { return true }
     guard case .light(let light) = target else { return false }
-    let olderGroups = waiting.filter { $0.key.isGroup && $0.value.sequence < entry.sequence }.map(\.key)
+    let olderGroups =
+      waiting.filter { $0.key.isGroup && $0.value.sequence < entry.sequence }.map(\.key)
       + inFlight.values.filter { $0.target.isGroup && $0.sequence < entry.sequence }.map(\.target)
     return olderGroups.contains { group in
       if case .group(let id) = group { groupMembers[id]?.contains(light) ?? false } else { false }

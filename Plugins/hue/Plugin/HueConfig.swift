@@ -66,7 +66,9 @@ struct HueConfig: Sendable, Equatable {
     (host, port) = try Self.endpoint(bridge)
     username = try reader.string("username", required: true) ?? ""
     guard (1...80).contains(username.count),
-      username.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-") })
+      username.unicodeScalars.allSatisfy({
+        $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-")
+      })
     else {
       // Never echo the value: it is a secret.
       throw ConfigError("username must be the 1 to 80 letters, digits or '-' that `patchbay hue pair` printed")

@@ -31,7 +31,10 @@ final class HueDriver: @unchecked Sendable {
   private var warnedMismatch: Set<Int> = []
   private var stopped = false
 
-  init(config: HueConfig, ports: [GroupPorts], loop: any EventLoop, client: BridgeClient, publish: @escaping Publish, log: @escaping Log) {
+  init(
+    config: HueConfig, ports: [GroupPorts], loop: any EventLoop, client: BridgeClient, publish: @escaping Publish,
+    log: @escaping Log
+  ) {
     self.config = config
     self.ports = ports
     self.loop = loop
@@ -130,7 +133,8 @@ final class HueDriver: @unchecked Sendable {
         let delay = self.scheduler.failed(dispatch, now: self.now)
         self.log(
           .warning,
-          "command to \(dispatch.target) failed (\(self.describe(error))); kept, retrying in \(String(format: "%.1f", delay)) s")
+          "command to \(dispatch.target) failed (\(self.describe(error))); kept, retrying in \(String(format: "%.1f", delay)) s"
+        )
       }
       self.pump()
     }
@@ -161,7 +165,9 @@ final class HueDriver: @unchecked Sendable {
       case .failure(let error):
         delay = self.pollBackoff.next()
         if self.bridgeReachable != false {
-          self.log(.warning, "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")
+          self.log(
+            .warning,
+            "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")
         }
         self.log(.info, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
         self.bridgeReachable = false
@@ -173,7 +179,9 @@ final class HueDriver: @unchecked Sendable {
   }
 
   private func read(lights: [String: HueLight], groups: [String: HueGroup]) {
-    if bridgeReachable != true { log(.info, "the bridge at \(client.base) answers: \(lights.count) lights, \(groups.count) groups") }
+    if bridgeReachable != true {
+      log(.info, "the bridge at \(client.base) answers: \(lights.count) lights, \(groups.count) groups")
+    }
     bridgeReachable = true
     pollBackoff.reset()
     model.lights = lights.mapValues(\.state)

@@ -33,7 +33,9 @@ public enum HueJSON: Sendable, Hashable, Codable {
     case .null: try container.encodeNil()
     case .bool(let flag): try container.encode(flag)
     case .number(let number):
-      if number == number.rounded(), abs(number) < 1e15 { try container.encode(Int64(number)) } else {
+      if number == number.rounded(), abs(number) < 1e15 {
+        try container.encode(Int64(number))
+      } else {
         try container.encode(number)
       }
     case .string(let text): try container.encode(text)

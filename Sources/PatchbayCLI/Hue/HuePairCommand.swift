@@ -11,7 +11,8 @@ struct HuePairCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pair",
     abstract: "Get a username from a Hue bridge: run this, then press the bridge's link button.",
-    discussion: "The username is a secret: it controls every light of the bridge. Keep the config readable by the hub only.")
+    discussion:
+      "The username is a secret: it controls every light of the bridge. Keep the config readable by the hub only.")
 
   @Argument(help: "The bridge's address: host, host:port or http://host:port.") var bridge: String
   @Option(help: "Give up after this many seconds.") var timeout: Double = 30
@@ -77,7 +78,8 @@ struct HuePairCommand: ParsableCommand {
     let response: HTTPClient.Response
     do {
       let request = try HTTPClient.Request(
-        url: address.baseURL + "/api", method: .POST, headers: ["Content-Type": "application/json"], body: .string(body))
+        url: address.baseURL + "/api", method: .POST, headers: ["Content-Type": "application/json"], body: .string(body)
+      )
       response = try client.execute(request: request, deadline: .now() + .seconds(5)).wait()
     } catch {
       return .failed("no answer (\(error))", retry: true)

@@ -55,7 +55,8 @@ final class BridgeHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
       let responseHead = HTTPResponseHead(
         version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
       channel.write(HTTPServerResponsePart.head(responseHead), promise: nil)
-      channel.write(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(string: answer.body))), promise: nil)
+      channel.write(
+        HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(string: answer.body))), promise: nil)
       channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in
         if !keepAlive { channel.close(promise: nil) }
       }

@@ -35,7 +35,9 @@ enum ControlCommand: Sendable, Hashable {
         case "true": values[parts[0]] = .bool(true)
         case "false": values[parts[0]] = .bool(false)
         default:
-          guard let number = Int(parts[1]) else { throw ControlError("'\(parts[1])' must be true, false or an integer") }
+          guard let number = Int(parts[1]) else {
+            throw ControlError("'\(parts[1])' must be true, false or an integer")
+          }
           values[parts[0]] = .number(Double(number))
         }
       }

@@ -46,7 +46,8 @@ public struct HueCommand: AsyncParsableCommand {
     var bulbs: [String: HueLight] = [:]
     for id in 1...lights {
       bulbs["\(id)"] = HueLight(
-        name: "Light \(id)", state: HueLightState(on: false, bri: 254, hue: 8418, sat: 140, ct: 366, colorMode: .colorTemperature))
+        name: "Light \(id)",
+        state: HueLightState(on: false, bri: 254, hue: 8418, sat: 140, ct: 366, colorMode: .colorTemperature))
     }
     var groups: [String: HueGroup] = [:]
     for (index, spec) in groupSpecs.enumerated() {

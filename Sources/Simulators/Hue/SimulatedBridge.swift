@@ -70,7 +70,9 @@ final class SimulatedBridge: @unchecked Sendable {
     let resource = Array(parts.dropFirst(2))
     return locked {
       guard usernames.contains(username) else {
-        return .errors([HueAPIError(.unauthorizedUser, address: "/" + resource.joined(separator: "/"), detail: "unauthorized user")])
+        return .errors([
+          HueAPIError(.unauthorizedUser, address: "/" + resource.joined(separator: "/"), detail: "unauthorized user")
+        ])
       }
       return route(method: method, resource: resource, body: body)
     }
@@ -108,7 +110,8 @@ final class SimulatedBridge: @unchecked Sendable {
 
   private func methodNotAvailable(_ address: String, _ method: String) -> Answer {
     .errors([
-      HueAPIError(.methodNotAvailable, address: address, detail: "method, \(method), not available for resource, \(address)")
+      HueAPIError(
+        .methodNotAvailable, address: address, detail: "method, \(method), not available for resource, \(address)")
     ])
   }
 
@@ -123,7 +126,8 @@ final class SimulatedBridge: @unchecked Sendable {
     }
     guard let text = deviceType.stringValue, (1...40).contains(text.count) else {
       return .errors([
-        HueAPIError(.invalidValue, address: "/devicetype", detail: "invalid value, \(deviceType.text), for parameter, devicetype")
+        HueAPIError(
+          .invalidValue, address: "/devicetype", detail: "invalid value, \(deviceType.text), for parameter, devicetype")
       ])
     }
     return locked {
@@ -135,7 +139,8 @@ final class SimulatedBridge: @unchecked Sendable {
       usernames.insert(username)
       var success: [String: HueJSON] = ["username": .string(username)]
       if object["generateclientkey"]?.boolValue == true {
-        success["clientkey"] = .string((0..<32).map { _ in "0123456789ABCDEF".randomElement()! }.map(String.init).joined())
+        success["clientkey"] = .string(
+          (0..<32).map { _ in "0123456789ABCDEF".randomElement()! }.map(String.init).joined())
       }
       return .json(.array([.object(["success": .object(success)])]))
     }
@@ -146,7 +151,9 @@ final class SimulatedBridge: @unchecked Sendable {
   private func command(kind: String, id: String, address: String, body: [UInt8]) -> Answer {
     let now = Self.clock
     guard let json = HueJSON(data: Data(body)), let object = json.objectValue else {
-      record.append(time: now, kind: kind, id: id, body: .string(String(decoding: body.prefix(200), as: UTF8.self)), outcome: "invalid", errors: 1)
+      record.append(
+        time: now, kind: kind, id: id, body: .string(String(decoding: body.prefix(200), as: UTF8.self)),
+        outcome: "invalid", errors: 1)
       return .errors([HueAPIError(.invalidJSON, address: address, detail: "body contains invalid json")])
     }
     let admitted = kind == "group" ? groupLimiter.admit(now: now) : lightLimiter.admit(now: now)
@@ -177,7 +184,8 @@ final class SimulatedBridge: @unchecked Sendable {
     let allErrors = errors + results.errors
     counters["accepted-\(kind)", default: 0] += 1
     record.append(time: now, kind: kind, id: id, body: json, outcome: "accepted", errors: allErrors.count)
-    return .json(.array(results.filter { if case .success = $0 { true } else { false } }.map(\.json) + allErrors.map(\.json)))
+    return .json(
+      .array(results.filter { if case .success = $0 { true } else { false } }.map(\.json) + allErrors.map(\.json)))
   }
 
   private func successes(_ valid: [String: HueJSON], _ address: String) -> [HueResult] {
@@ -198,7 +206,8 @@ final class SimulatedBridge: @unchecked Sendable {
         results.append(
           .failure(
             HueAPIError(
-              .deviceIsOff, address: attributeAddress, detail: "parameter, \(key), is not modifiable. Device is set to off.")))
+              .deviceIsOff, address: attributeAddress,
+              detail: "parameter, \(key), is not modifiable. Device is set to off.")))
         continue
       }
       results.append(.success(address: attributeAddress, value: value))
@@ -244,7 +253,8 @@ final class SimulatedBridge: @unchecked Sendable {
   private func groupJSON(_ id: String) -> HueJSON? {
     let group: HueGroup
     if id == "0" {
-      group = HueGroup(name: "Group 0", type: "LightGroup", lights: lights.keys.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) })
+      group = HueGroup(
+        name: "Group 0", type: "LightGroup", lights: lights.keys.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) })
     } else {
       guard let found = groups[id] else { return nil }
       group = found
@@ -293,8 +303,10 @@ final class SimulatedBridge: @unchecked Sendable {
   func allLightsJSON() -> HueJSON { locked { lightsJSON } }
   func counterText() -> String {
     locked {
-      ["accepted-light", "accepted-group", "dropped", "rejected", "link-refused"].map { "\($0)=\(counters[$0, default: 0])" }
-        .joined(separator: " ")
+      ["accepted-light", "accepted-group", "dropped", "rejected", "link-refused"].map {
+        "\($0)=\(counters[$0, default: 0])"
+      }
+      .joined(separator: " ")
     }
   }
 }

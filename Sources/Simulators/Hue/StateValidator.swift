@@ -11,7 +11,9 @@ struct StateValidator {
   ]
 
   /// The parameters that a light which is off refuses (error 201).
-  static let needsOn: Set<String> = ["bri", "hue", "sat", "ct", "xy", "effect", "bri_inc", "sat_inc", "hue_inc", "ct_inc"]
+  static let needsOn: Set<String> = [
+    "bri", "hue", "sat", "ct", "xy", "effect", "bri_inc", "sat_inc", "hue_inc", "ct_inc",
+  ]
 
   /// The valid attributes of `body` and an error per invalid one; `prefix` is like `/lights/1/state`.
   static func validate(_ body: [String: HueJSON], prefix: String) -> (valid: [String: HueJSON], errors: [HueAPIError]) {
