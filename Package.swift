@@ -160,7 +160,7 @@ let package = Package(
     // END homebridge targets
     // BEGIN hue targets
     // Hue bridge v1 API: models, JSON, response parsing, unit conversions; shared by plugin, simulator and CLI.
-    .target(name: "HueProtocol", path: "Plugins/hue/Protocol", swiftSettings: strict),
+    .target(name: "HueProtocol", dependencies: ["PatchbayValues"], path: "Plugins/hue/Protocol", swiftSettings: strict),
     // Hue lights and groups: config, rate-respecting command scheduler, poller, ports.
     .target(
       name: "HuePlugin",

@@ -1,6 +1,6 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
-import PatchbayHub
 import PatchbayTestSupport
 
 #if canImport(Glibc)
@@ -28,11 +28,8 @@ final class BridgeSimulatorProcess {
   /// Sends one control line and returns the one-line answer; `error: ...` answers throw.
   @discardableResult
   func control(_ line: String) throws -> String {
-    let stream = try UnixStream.connect(to: controlPath)
-    defer { stream.close() }
-    guard stream.writeLine(line), let answer = stream.readLine() else {
-      throw SimulatorControlError(description: "\(line): no answer")
-    }
+    let answer = try ControlSocketClient.exchange(path: controlPath, request: line + "\n") { $0.contains("\n") }
+      .trimmingCharacters(in: .whitespacesAndNewlines)
     if answer.hasPrefix("error") { throw SimulatorControlError(description: "\(line): \(answer)") }
     return answer
   }
@@ -40,16 +37,16 @@ final class BridgeSimulatorProcess {
   /// A light's state as the bridge holds it.
   func light(_ id: String) throws -> HueLightState {
     let answer = try control("light \(id)")
-    guard let json = HueJSON(data: Data(answer.utf8)), let light = HueAnswerParser.light(json) else {
+    guard let json = JSONValue(data: Data(answer.utf8)), let light = HueAnswerParser.light(json) else {
       throw SimulatorControlError(description: "light \(id): unreadable answer \(answer)")
     }
     return light.state
   }
 
   /// Every command the bridge received so far, oldest first.
-  func records() -> [HueJSON] {
+  func records() -> [JSONValue] {
     let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").compactMap { HueJSON(data: Data($0.utf8)) }
+    return text.split(separator: "\n").compactMap { JSONValue(data: Data($0.utf8)) }
   }
 
   func kill() throws {

@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
 import PatchbayHub
@@ -51,22 +52,22 @@ final class HueHub {
   }
 
   /// The values the probe recorded on one port, oldest first.
-  func recorded(_ port: String) -> [HueJSON] {
+  func recorded(_ port: String) -> [JSONValue] {
     let text = (try? String(contentsOfFile: probePath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").compactMap { HueJSON(data: Data($0.utf8)) }.filter {
+    return text.split(separator: "\n").compactMap { JSONValue(data: Data($0.utf8)) }.filter {
       $0["port"]?.stringValue == port
     }.compactMap { $0["value"] }
   }
 
-  func last(_ port: String) -> HueJSON? { recorded(port).last }
+  func last(_ port: String) -> JSONValue? { recorded(port).last }
 
   deinit { _ = try? process.terminate(within: 30) }
 }
 
-extension HueJSON {
+extension JSONValue {
   /// True when the number at `key` (a path like "color.hue") is within 0.5 of `expected`.
   func has(_ path: String, near expected: Double, tolerance: Double = 0.5) -> Bool {
-    var value: HueJSON? = self
+    var value: JSONValue? = self
     for key in path.split(separator: ".") { value = value?[String(key)] }
     guard let number = value?.numberValue else { return false }
     return abs(number - expected) <= tolerance

@@ -1,3 +1,4 @@
+import PatchbayValues
 import AsyncHTTPClient
 import Foundation
 import HueProtocol
@@ -56,7 +57,7 @@ final class BridgeClient: Sendable {
   }
 
   /// `PUT /api/USERNAME + path` with a JSON body: the per-attribute results.
-  func put(_ path: String, _ body: HueJSON, on loop: any EventLoop) -> EventLoopFuture<[HueResult]> {
+  func put(_ path: String, _ body: JSONValue, on loop: any EventLoop) -> EventLoopFuture<[HueResult]> {
     send(.PUT, path, body: body.text, on: loop).flatMapThrowing { data in
       do throws(HueParseError) {
         return try HueAnswerParser.results(data)

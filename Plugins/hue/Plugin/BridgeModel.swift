@@ -1,3 +1,4 @@
+import PatchbayValues
 import HueProtocol
 
 /// What the plugin knows of the bridge: the lights' last read (or commanded) state and the
@@ -26,7 +27,7 @@ struct BridgeModel: Sendable {
   }
 
   /// Applies what the bridge confirmed: `/lights/1/state/bri` or `/groups/1/action/on` = value.
-  mutating func apply(success address: String, value: HueJSON) {
+  mutating func apply(success address: String, value: JSONValue) {
     let parts = address.split(separator: "/").map(String.init)
     guard parts.count == 4, let attribute = parts.last else { return }
     switch (parts[0], parts[2]) {
@@ -39,7 +40,7 @@ struct BridgeModel: Sendable {
     }
   }
 
-  private mutating func apply(_ attribute: String, _ value: HueJSON, toLight id: String) {
+  private mutating func apply(_ attribute: String, _ value: JSONValue, toLight id: String) {
     guard var state = lights[id] else { return }
     switch attribute {
     case "on": state.on = value.boolValue ?? state.on

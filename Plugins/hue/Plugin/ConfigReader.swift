@@ -1,8 +1,9 @@
+import PatchbayValues
 import HueProtocol
 
 /// Reads typed values out of one config table, naming `path + key` in every error.
 struct ConfigReader {
-  let table: [String: HueJSON]
+  let table: [String: JSONValue]
   let path: String
   let known: [String]
 
@@ -72,13 +73,13 @@ struct ConfigReader {
     return ids
   }
 
-  func table(_ key: String) throws -> [String: HueJSON]? {
+  func table(_ key: String) throws -> [String: JSONValue]? {
     guard let value = table[key] else { return nil }
     guard let members = value.objectValue else { throw ConfigError("\(path)\(key) must be a table") }
     return members
   }
 
-  static func identifier(_ value: HueJSON) -> String? {
+  static func identifier(_ value: JSONValue) -> String? {
     if let integer = value.integerValue, integer >= 0 { return String(integer) }
     guard let text = value.stringValue, !text.isEmpty, text.count <= 8, text.allSatisfy(\.isASCII),
       text.allSatisfy(\.isNumber)

@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
 
@@ -57,7 +58,7 @@ struct HueConfig: Sendable, Equatable {
   static let groupKeys = ["name", "id", "bridge_group", "lights", "expose_lights", "light_names"]
 
   init(json: String) throws {
-    guard let root = HueJSON(data: Data(json.utf8))?.objectValue else {
+    guard let root = JSONValue(data: Data(json.utf8))?.objectValue else {
       throw ConfigError("the config is not a table")
     }
     var reader = ConfigReader(table: root, path: "", known: Self.topKeys)
@@ -96,7 +97,7 @@ struct HueConfig: Sendable, Equatable {
     }
   }
 
-  static func group(_ entry: HueJSON, path: String) throws -> Group {
+  static func group(_ entry: JSONValue, path: String) throws -> Group {
     guard let table = entry.objectValue else { throw ConfigError("\(path) must be a table with a name") }
     var reader = ConfigReader(table: table, path: path + ".", known: groupKeys)
     try reader.refuseUnknownKeys()

@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 
 /// Reads the bridge's JSON answers. Every byte from a bridge is untrusted: anything that is
@@ -54,7 +55,7 @@ public enum HueAnswerParser {
   }
 
   /// A light object; nil when `name` or `state.on` is missing or a field has the wrong type.
-  public static func light(_ entry: HueJSON) -> HueLight? {
+  public static func light(_ entry: JSONValue) -> HueLight? {
     guard let name = entry["name"]?.stringValue, let state = entry["state"], state.objectValue != nil,
       let on = state["on"]?.boolValue
     else { return nil }
@@ -72,7 +73,7 @@ public enum HueAnswerParser {
         reachable: state["reachable"]?.boolValue ?? true))
   }
 
-  static func resourceTable(_ data: Data) throws(HueParseError) -> [String: HueJSON] {
+  static func resourceTable(_ data: Data) throws(HueParseError) -> [String: JSONValue] {
     let json = try parse(data)
     if let entries = json.arrayValue {
       let errors = entries.compactMap(apiError)
@@ -82,26 +83,26 @@ public enum HueAnswerParser {
     return members
   }
 
-  static func apiError(_ entry: HueJSON) -> HueAPIError? {
+  static func apiError(_ entry: JSONValue) -> HueAPIError? {
     guard let error = entry["error"] else { return nil }
     return HueAPIError(
       type: error["type"]?.integerValue ?? 0, address: error["address"]?.stringValue ?? "",
       detail: error["description"]?.stringValue ?? "")
   }
 
-  static func parse(_ data: Data) throws(HueParseError) -> HueJSON {
+  static func parse(_ data: Data) throws(HueParseError) -> JSONValue {
     guard data.count <= maximumBytes else { throw .unexpectedShape("answer of \(data.count) bytes is too long") }
-    guard let json = HueJSON(data: data) else {
+    guard let json = JSONValue(data: data) else {
       throw .notJSON(excerpt: excerpt(String(decoding: data.prefix(120), as: UTF8.self)))
     }
     return json
   }
 
-  static func kind(_ json: HueJSON) -> String {
+  static func kind(_ json: JSONValue) -> String {
     switch json {
     case .null: "null"
     case .bool: "a boolean"
-    case .number: "a number"
+    case .integer, .number: "a number"
     case .string: "a string"
     case .array: "an array"
     case .object: "an object"

@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// The `type` of an error entry in a bridge answer (CLIP v1).
 public enum HueErrorType: Int, Sendable, CaseIterable {
   case unauthorizedUser = 1
@@ -35,10 +37,10 @@ public struct HueAPIError: Sendable, Hashable, Error, CustomStringConvertible {
 
   public var description: String { "error \(type) at \(address): \(detail)" }
 
-  public var json: HueJSON {
-    .object([
-      "error": .object([
-        "type": .number(Double(type)), "address": .string(address), "description": .string(detail),
+  public var json: JSONValue {
+    .sortedObject([
+      "error": .sortedObject([
+        "type": .integer(Int64(type)), "address": .string(address), "description": .string(detail),
       ])
     ])
   }

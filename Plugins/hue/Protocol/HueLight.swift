@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// How a light currently shows its color (`colormode`).
 public enum HueColorMode: String, Sendable, Hashable, Codable {
   case hueSaturation = "hs"
@@ -29,14 +31,14 @@ public struct HueLightState: Sendable, Hashable {
     self.reachable = reachable
   }
 
-  public var json: HueJSON {
-    var members: [String: HueJSON] = ["on": .bool(on), "reachable": .bool(reachable), "alert": .string("none")]
-    if let bri { members["bri"] = .number(Double(bri)) }
-    if let hue { members["hue"] = .number(Double(hue)) }
-    if let sat { members["sat"] = .number(Double(sat)) }
-    if let ct { members["ct"] = .number(Double(ct)) }
+  public var json: JSONValue {
+    var members: [String: JSONValue] = ["on": .bool(on), "reachable": .bool(reachable), "alert": .string("none")]
+    if let bri { members["bri"] = .integer(Int64(bri)) }
+    if let hue { members["hue"] = .integer(Int64(hue)) }
+    if let sat { members["sat"] = .integer(Int64(sat)) }
+    if let ct { members["ct"] = .integer(Int64(ct)) }
     if let colorMode { members["colormode"] = .string(colorMode.rawValue) }
-    return .object(members)
+    return .sortedObject(members)
   }
 }
 
@@ -52,8 +54,8 @@ public struct HueLight: Sendable, Hashable {
     self.state = state
   }
 
-  public var json: HueJSON {
-    .object([
+  public var json: JSONValue {
+    .sortedObject([
       "name": .string(name), "type": .string(type), "state": state.json,
       "modelid": .string("LCT015"), "manufacturername": .string("Signify Netherlands B.V."),
     ])

@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// The body of `PUT /lights/ID/state` or `PUT /groups/ID/action`, in the API's units; nil
 /// fields are not sent. Values are expected in range (see `HueUnits`).
 public struct HueStateChange: Sendable, Hashable {
@@ -68,14 +70,14 @@ public struct HueStateChange: Sendable, Hashable {
     json.objectValue.map { $0.keys.sorted() } ?? []
   }
 
-  public var json: HueJSON {
-    var members: [String: HueJSON] = [:]
+  public var json: JSONValue {
+    var members: [String: JSONValue] = [:]
     if let on { members["on"] = .bool(on) }
-    if let bri { members["bri"] = .number(Double(bri)) }
-    if let hue { members["hue"] = .number(Double(hue)) }
-    if let sat { members["sat"] = .number(Double(sat)) }
-    if let ct { members["ct"] = .number(Double(ct)) }
-    if let transitionTime { members["transitiontime"] = .number(Double(transitionTime)) }
-    return .object(members)
+    if let bri { members["bri"] = .integer(Int64(bri)) }
+    if let hue { members["hue"] = .integer(Int64(hue)) }
+    if let sat { members["sat"] = .integer(Int64(sat)) }
+    if let ct { members["ct"] = .integer(Int64(ct)) }
+    if let transitionTime { members["transitiontime"] = .integer(Int64(transitionTime)) }
+    return .sortedObject(members)
   }
 }

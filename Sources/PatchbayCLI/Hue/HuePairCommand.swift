@@ -1,3 +1,4 @@
+import PatchbayValues
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
@@ -74,7 +75,7 @@ struct HuePairCommand: ParsableCommand {
   }
 
   private func attempt(_ client: HTTPClient, _ address: BridgeAddress) -> Outcome {
-    let body = HueJSON.object(["devicetype": .string(String(deviceType.prefix(40)))]).text
+    let body = JSONValue.sortedObject(["devicetype": .string(String(deviceType.prefix(40)))]).text
     let response: HTTPClient.Response
     do {
       let request = try HTTPClient.Request(

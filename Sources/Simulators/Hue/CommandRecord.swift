@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
 
@@ -23,11 +24,11 @@ final class CommandRecord: @unchecked Sendable {
     self.handle = handle
   }
 
-  func append(time: Double, kind: String, id: String, body: HueJSON, outcome: String, errors: Int) {
+  func append(time: Double, kind: String, id: String, body: JSONValue, outcome: String, errors: Int) {
     guard let handle else { return }
-    let line = HueJSON.object([
+    let line = JSONValue.sortedObject([
       "t": .number(time), "kind": .string(kind), "id": .string(id), "body": body, "outcome": .string(outcome),
-      "errors": .number(Double(errors)),
+      "errors": .integer(Int64(errors)),
     ]).text
     lock.lock()
     defer { lock.unlock() }

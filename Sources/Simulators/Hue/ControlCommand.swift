@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
 
@@ -7,7 +8,7 @@ enum ControlCommand: Sendable, Hashable {
   /// The user presses the bridge's link button: pairing works for the next 30 s.
   case pressLinkButton
   /// Someone changes a light with another app: `set 2 on=true bri=100 hue=1000 sat=200`.
-  case set(light: String, values: [String: HueJSON])
+  case set(light: String, values: [String: JSONValue])
   case reachable(light: String, Bool)
   case light(String)
   case lights
@@ -27,7 +28,7 @@ enum ControlCommand: Sendable, Hashable {
     switch (words.first ?? "", words.count) {
     case ("press-link-button", 1): self = .pressLinkButton
     case ("set", 3...):
-      var values: [String: HueJSON] = [:]
+      var values: [String: JSONValue] = [:]
       for pair in words.dropFirst(2) {
         let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw ControlError("'\(pair)' must be KEY=VALUE") }
@@ -38,7 +39,7 @@ enum ControlCommand: Sendable, Hashable {
           guard let number = Int(parts[1]) else {
             throw ControlError("'\(parts[1])' must be true, false or an integer")
           }
-          values[parts[0]] = .number(Double(number))
+          values[parts[0]] = .integer(Int64(number))
         }
       }
       self = .set(light: words[1], values: values)

@@ -1,3 +1,4 @@
+import PatchbayValues
 import Foundation
 import HueProtocol
 
@@ -18,7 +19,7 @@ final class SimulatedBridge: @unchecked Sendable {
     var body: String
     var contentType = "application/json"
 
-    static func json(_ value: HueJSON) -> Answer { Answer(status: 200, body: value.text) }
+    static func json(_ value: JSONValue) -> Answer { Answer(status: 200, body: value.text) }
     static func errors(_ errors: [HueAPIError]) -> Answer { .json(.array(errors.map(\.json))) }
   }
 
@@ -82,7 +83,7 @@ final class SimulatedBridge: @unchecked Sendable {
     let address = "/" + resource.joined(separator: "/")
     switch (method, resource.count, resource.first) {
     case ("GET", 0, _):
-      return .json(.object(["lights": lightsJSON, "groups": groupsJSON, "config": configJSON]))
+      return .json(.sortedObject(["lights": lightsJSON, "groups": groupsJSON, "config": configJSON]))
     case ("GET", 1, "lights"): return .json(lightsJSON)
     case ("GET", 1, "groups"): return .json(groupsJSON)
     case ("GET", 1, "config"): return .json(configJSON)
@@ -118,7 +119,7 @@ final class SimulatedBridge: @unchecked Sendable {
   // MARK: Pairing
 
   private func pair(_ body: [UInt8]) -> Answer {
-    guard let json = HueJSON(data: Data(body)), let object = json.objectValue else {
+    guard let json = JSONValue(data: Data(body)), let object = json.objectValue else {
       return .errors([HueAPIError(.invalidJSON, address: "", detail: "body contains invalid json")])
     }
     guard let deviceType = object["devicetype"] else {
@@ -137,12 +138,12 @@ final class SimulatedBridge: @unchecked Sendable {
       }
       let username = (0..<40).map { _ in "0123456789abcdefABCDEF".randomElement()! }.map(String.init).joined()
       usernames.insert(username)
-      var success: [String: HueJSON] = ["username": .string(username)]
+      var success: [String: JSONValue] = ["username": .string(username)]
       if object["generateclientkey"]?.boolValue == true {
         success["clientkey"] = .string(
           (0..<32).map { _ in "0123456789ABCDEF".randomElement()! }.map(String.init).joined())
       }
-      return .json(.array([.object(["success": .object(success)])]))
+      return .json(.array([.sortedObject(["success": .sortedObject(success)])]))
     }
   }
 
@@ -150,7 +151,7 @@ final class SimulatedBridge: @unchecked Sendable {
 
   private func command(kind: String, id: String, address: String, body: [UInt8]) -> Answer {
     let now = Self.clock
-    guard let json = HueJSON(data: Data(body)), let object = json.objectValue else {
+    guard let json = JSONValue(data: Data(body)), let object = json.objectValue else {
       record.append(
         time: now, kind: kind, id: id, body: .string(String(decoding: body.prefix(200), as: UTF8.self)),
         outcome: "invalid", errors: 1)
@@ -188,14 +189,14 @@ final class SimulatedBridge: @unchecked Sendable {
       .array(results.filter { if case .success = $0 { true } else { false } }.map(\.json) + allErrors.map(\.json)))
   }
 
-  private func successes(_ valid: [String: HueJSON], _ address: String) -> [HueResult] {
+  private func successes(_ valid: [String: JSONValue], _ address: String) -> [HueResult] {
     valid.sorted { $0.key < $1.key }.map { .success(address: "\(address)/\($0.key)", value: $0.value) }
   }
 
   /// Sets the valid attributes on a light. An off light refuses everything but `on` (201)
   /// unless the same command turns it on; `on: false` comes last, so a fade-out with a new
   /// brightness works. In a group action, members simply skip what they refuse.
-  private func apply(_ valid: [String: HueJSON], toLight id: String, address: String) -> [HueResult] {
+  private func apply(_ valid: [String: JSONValue], toLight id: String, address: String) -> [HueResult] {
     guard var light = lights[id] else { return [] }
     var results: [HueResult] = []
     let turnsOn = valid["on"]?.boolValue == true
@@ -220,7 +221,7 @@ final class SimulatedBridge: @unchecked Sendable {
     return results
   }
 
-  static func set(_ key: String, _ value: HueJSON, on state: inout HueLightState) {
+  static func set(_ key: String, _ value: JSONValue, on state: inout HueLightState) {
     let number = value.integerValue ?? 0
     switch key {
     case "bri": state.bri = number
@@ -244,13 +245,13 @@ final class SimulatedBridge: @unchecked Sendable {
 
   // MARK: JSON
 
-  private var lightsJSON: HueJSON { .object(lights.mapValues(\.json)) }
+  private var lightsJSON: JSONValue { .sortedObject(lights.mapValues(\.json)) }
 
-  private var groupsJSON: HueJSON {
-    .object(Dictionary(uniqueKeysWithValues: groups.keys.compactMap { id in groupJSON(id).map { (id, $0) } }))
+  private var groupsJSON: JSONValue {
+    .sortedObject(Dictionary(uniqueKeysWithValues: groups.keys.compactMap { id in groupJSON(id).map { (id, $0) } }))
   }
 
-  private func groupJSON(_ id: String) -> HueJSON? {
+  private func groupJSON(_ id: String) -> JSONValue? {
     let group: HueGroup
     if id == "0" {
       group = HueGroup(
@@ -262,15 +263,15 @@ final class SimulatedBridge: @unchecked Sendable {
     let states = group.lights.compactMap { lights[$0]?.state }
     let anyOn = states.contains(where: \.on)
     let allOn = !states.isEmpty && states.allSatisfy(\.on)
-    let action = states.first?.json ?? .object(["on": .bool(false)])
-    return .object([
+    let action = states.first?.json ?? .sortedObject(["on": .bool(false)])
+    return .sortedObject([
       "name": .string(group.name), "type": .string(group.type), "lights": .array(group.lights.map { .string($0) }),
-      "action": action, "state": .object(["any_on": .bool(anyOn), "all_on": .bool(allOn)]),
+      "action": action, "state": .sortedObject(["any_on": .bool(anyOn), "all_on": .bool(allOn)]),
     ])
   }
 
-  private var configJSON: HueJSON {
-    .object([
+  private var configJSON: JSONValue {
+    .sortedObject([
       "name": .string("patchbay simulated bridge"), "bridgeid": .string("001788FFFE000000"),
       "apiversion": .string("1.50.0"), "swversion": .string("1950207110"), "modelid": .string("BSB002"),
       "linkbutton": .bool(locked { linkPressedAt.map { Self.clock - $0 <= settings.linkWindowSeconds } ?? false }),
@@ -281,7 +282,7 @@ final class SimulatedBridge: @unchecked Sendable {
 
   func pressLinkButton() { locked { linkPressedAt = Self.clock } }
 
-  func setLight(_ id: String, _ values: [String: HueJSON]) throws(ControlError) {
+  func setLight(_ id: String, _ values: [String: JSONValue]) throws(ControlError) {
     try locked { () throws(ControlError) in
       guard var light = lights[id] else { throw ControlError("no light \(id)") }
       let (valid, errors) = StateValidator.validate(values, prefix: "/lights/\(id)/state")
@@ -299,8 +300,8 @@ final class SimulatedBridge: @unchecked Sendable {
     }
   }
 
-  func lightJSON(_ id: String) -> HueJSON? { locked { lights[id]?.json } }
-  func allLightsJSON() -> HueJSON { locked { lightsJSON } }
+  func lightJSON(_ id: String) -> JSONValue? { locked { lights[id]?.json } }
+  func allLightsJSON() -> JSONValue { locked { lightsJSON } }
   func counterText() -> String {
     locked {
       ["accepted-light", "accepted-group", "dropped", "rejected", "link-refused"].map {

@@ -1,3 +1,4 @@
+import PatchbayValues
 import HueProtocol
 
 /// Checks a `PUT .../state` or `.../action` body like a bridge: unknown parameters (6),
@@ -16,8 +17,8 @@ struct StateValidator {
   ]
 
   /// The valid attributes of `body` and an error per invalid one; `prefix` is like `/lights/1/state`.
-  static func validate(_ body: [String: HueJSON], prefix: String) -> (valid: [String: HueJSON], errors: [HueAPIError]) {
-    var valid: [String: HueJSON] = [:]
+  static func validate(_ body: [String: JSONValue], prefix: String) -> (valid: [String: JSONValue], errors: [HueAPIError]) {
+    var valid: [String: JSONValue] = [:]
     var errors: [HueAPIError] = []
     for (key, value) in body.sorted(by: { $0.key < $1.key }) {
       let address = "\(prefix)/\(key)"
@@ -35,7 +36,7 @@ struct StateValidator {
     return (valid, errors)
   }
 
-  private static func isValid(_ key: String, _ value: HueJSON, _ range: ClosedRange<Double>?) -> Bool {
+  private static func isValid(_ key: String, _ value: JSONValue, _ range: ClosedRange<Double>?) -> Bool {
     switch key {
     case "on": return value.boolValue != nil
     case "alert": return ["none", "select", "lselect"].contains(value.stringValue ?? "")
