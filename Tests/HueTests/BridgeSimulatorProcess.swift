@@ -1,7 +1,7 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
 import PatchbayTestSupport
+import PatchbayValues
 
 #if canImport(Glibc)
   import Glibc

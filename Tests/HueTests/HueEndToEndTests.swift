@@ -84,6 +84,11 @@ import Testing
       hub.last("living_state")?.has("brightness", near: (79.92 + 50) / 2) ?? false
     }
 
+    // Per-attribute errors inside a 200 answer are logged: brightness of a light that is off.
+    try hub.send("lights.living.light1.light", #"{"brightness":30}"#)
+    try hub.process.waitForLine(
+      containing: "the bridge refused part of a command to light 1: error 201 at /lights/1/state/bri")
+
     // A member loses power: named, and the group stays available until all are gone.
     try bridge.control("unreachable 3")
     try eventually("light3 unreachable") { hub.last("living_unreachable") == .string("light3") }
@@ -152,6 +157,27 @@ import Testing
     #expect(records.filter { $0["kind"]?.stringValue == "group" }.count < 100)
     #expect(!hub.process.output.contains("overloaded"), "the bridge answered 429/503")
     #expect(!hub.process.output.contains(Self.username), "the username reached the log")
+  }
+
+  @Test func anOverloadedBridgeAnswering503IsRetriedUntilTheNewestCommandLands() throws {
+    // The bridge takes one group command per 4 s; the plugin is told 1 per second.
+    let bridge = try startBridge(["--over-limit", "503", "--group-rate", "0.25"])
+    let hub = try startHub()
+    try eventually("bridge read", within: 60) { hub.last("living_reachable") == .bool(true) }
+    try hub.send("lights.living.light", #"{"on":true,"color":{"hue":30,"saturation":100}}"#)
+    try eventually("first command applied") {
+      lights(bridge).allSatisfy { $0.on && $0.hue == HueUnits.hue(degrees: 30) }
+    }
+    try hub.send("lights.living.light", #"{"color":{"hue":200,"saturation":100}}"#)
+    try hub.send("lights.living.light", #"{"brightness":50}"#)
+    try hub.process.waitForLine(
+      containing: "command to group 1 failed (overloaded (HTTP 503)); kept, retrying in", within: 60)
+    try eventually("the newest state applied after the retries; bridge: \(lights(bridge))", within: 60) {
+      lights(bridge).count == 3
+        && lights(bridge).allSatisfy { $0.hue == HueUnits.hue(degrees: 200) && $0.bri == HueUnits.bri(percent: 50) }
+    }
+    #expect(bridge.records().filter { $0["outcome"]?.stringValue == "rejected" }.count >= 1)
+    #expect(hub.process.isRunning)
   }
 
   @Test func anUnreachableBridgeIsRetriedWithBackOffAndCommandsWaitForIt() throws {

@@ -1,8 +1,8 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
 import PatchbayHub
 import PatchbayTestSupport
+import PatchbayValues
 
 /// `patchbay run` with a hue instance named `lights` and an example-swift probe that records
 /// what the hue ports publish (routes from `lights.PORT` to `probe.NAME`).

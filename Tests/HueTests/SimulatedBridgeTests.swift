@@ -64,3 +64,18 @@ import Testing
     #expect(try HueAnswerParser.lights(Data(lights.body.utf8)).count == 2)
   }
 }
+
+@Suite struct RateLimiterTests {
+  @Test func aSlidingSecondHoldsAtMostTheRate() {
+    var limiter = RateLimiter(perSecond: 10)
+    let admitted = (0..<12).filter { limiter.admit(now: 100 + Double($0) * 0.01) }.count
+    #expect(admitted == 10)
+    let afterTheSecond = limiter.admit(now: 101.005)
+    #expect(afterTheSecond)
+    var slow = RateLimiter(perSecond: 0.25)
+    let first = slow.admit(now: 0)
+    let tooSoon = slow.admit(now: 3.9)
+    let later = slow.admit(now: 4.1)
+    #expect(first && !tooSoon && later)
+  }
+}

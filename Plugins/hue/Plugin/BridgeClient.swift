@@ -1,9 +1,9 @@
-import PatchbayValues
 import AsyncHTTPClient
 import Foundation
 import HueProtocol
 import NIOCore
 import NIOHTTP1
+import PatchbayValues
 
 /// HTTP to one bridge's v1 API. The username is part of every path and is kept out of every
 /// message this type produces (`Failure.description` is redacted).

@@ -1,5 +1,5 @@
-import PatchbayValues
 import HueProtocol
+import PatchbayValues
 
 /// What the plugin knows of the bridge: the lights' last read (or commanded) state and the
 /// bridge's groups. `nil` until the bridge was read once.

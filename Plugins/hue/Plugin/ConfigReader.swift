@@ -1,5 +1,5 @@
-import PatchbayValues
 import HueProtocol
+import PatchbayValues
 
 /// Reads typed values out of one config table, naming `path + key` in every error.
 struct ConfigReader {

@@ -1,6 +1,6 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
+import PatchbayValues
 
 /// The hue instance's config, checked at load; every mistake names its key and what is right.
 ///

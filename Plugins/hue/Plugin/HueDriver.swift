@@ -78,8 +78,10 @@ final class HueDriver: @unchecked Sendable {
 
   private func submitGroup(_ change: HueStateChange, _ index: Int) {
     guard let members = members(of: index) else {
+      if unresolved[index] == nil {
+        log(.info, "\(config.groups[index].name): the bridge was not read yet; the newest command waits for it")
+      }
       unresolved[index] = unresolved[index].map { $0.followed(by: change) } ?? change
-      log(.info, "\(config.groups[index].name): the bridge was not read yet; the command waits for it")
       return
     }
     let adjusted = Self.dropSettingsOfOffLights(change, members.map { model.lights[$0] })
@@ -164,7 +166,11 @@ final class HueDriver: @unchecked Sendable {
         delay = self.config.pollIntervalSeconds
       case .failure(let error):
         delay = self.pollBackoff.next()
-        if self.bridgeReachable != false {
+        if case BridgeClient.Failure.unreadable(.bridgeErrors(let errors)) = error,
+          errors.contains(where: { $0.known == .unauthorizedUser })
+        {
+          self.log(.error, "the bridge does not know this username: pair again with `patchbay hue pair BRIDGE`")
+        } else if self.bridgeReachable != false {
           self.log(
             .warning,
             "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")

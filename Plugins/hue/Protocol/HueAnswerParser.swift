@@ -1,5 +1,5 @@
-import PatchbayValues
 import Foundation
+import PatchbayValues
 
 /// Reads the bridge's JSON answers. Every byte from a bridge is untrusted: anything that is
 /// not the expected shape becomes a `HueParseError`, never a crash.

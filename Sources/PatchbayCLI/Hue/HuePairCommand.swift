@@ -1,9 +1,9 @@
-import PatchbayValues
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HueProtocol
 import NIOCore
+import PatchbayValues
 
 /// `patchbay hue pair BRIDGE`: the link-button flow. Asks the bridge for a username, which it
 /// refuses (error 101) until its link button was pressed; retries about once a second until

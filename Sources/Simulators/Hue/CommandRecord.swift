@@ -1,6 +1,6 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
+import PatchbayValues
 
 /// Appends one JSON line per command the bridge received, flushed at once so tests can read
 /// it while the simulator runs:

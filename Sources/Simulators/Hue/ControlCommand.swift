@@ -1,6 +1,6 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
+import PatchbayValues
 
 /// A line typed on stdin or sent to the control socket; `run` answers with one line
 /// (`ok ...`, a JSON value, or `error: ...`).

@@ -1,15 +1,21 @@
-/// The bridge's command budget: at most `perSecond` commands of a kind in any one second
-/// (a sliding window over the accepted ones).
+/// The bridge's command budget: at most `perSecond` commands of a kind in any one second (a
+/// sliding window over the accepted ones); below one per second, one per `1 / perSecond` s.
 struct RateLimiter: Sendable {
   let perSecond: Double
+  private let window: Double
+  private let capacity: Int
   private var accepted: [Double] = []
 
-  init(perSecond: Double) { self.perSecond = perSecond }
+  init(perSecond: Double) {
+    self.perSecond = perSecond
+    window = perSecond >= 1 ? 1 : 1 / perSecond
+    capacity = max(1, Int(perSecond.rounded(.down)))
+  }
 
   /// Takes a command at `now` (seconds) if the budget allows it.
   mutating func admit(now: Double) -> Bool {
-    accepted.removeAll { $0 <= now - 1 }
-    guard Double(accepted.count + 1) <= perSecond else { return false }
+    accepted.removeAll { $0 <= now - window }
+    guard accepted.count < capacity else { return false }
     accepted.append(now)
     return true
   }

@@ -1,6 +1,6 @@
-import PatchbayValues
 import Foundation
 import HueProtocol
+import PatchbayValues
 
 /// The bridge's state and its v1 API: lights, groups (and group 0), users, the link button,
 /// validation and rate limits. Thread-safe; the HTTP server and the control socket share it.

@@ -1,5 +1,5 @@
-import PatchbayValues
 import HueProtocol
+import PatchbayValues
 
 /// Checks a `PUT .../state` or `.../action` body like a bridge: unknown parameters (6),
 /// wrong types or out-of-range values (7), and answers per attribute.
@@ -17,7 +17,9 @@ struct StateValidator {
   ]
 
   /// The valid attributes of `body` and an error per invalid one; `prefix` is like `/lights/1/state`.
-  static func validate(_ body: [String: JSONValue], prefix: String) -> (valid: [String: JSONValue], errors: [HueAPIError]) {
+  static func validate(_ body: [String: JSONValue], prefix: String) -> (
+    valid: [String: JSONValue], errors: [HueAPIError]
+  ) {
     var valid: [String: JSONValue] = [:]
     var errors: [HueAPIError] = []
     for (key, value) in body.sorted(by: { $0.key < $1.key }) {
