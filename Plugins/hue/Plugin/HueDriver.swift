@@ -14,7 +14,6 @@ final class HueDriver: @unchecked Sendable {
   let ports: [GroupPorts]
   let loop: any EventLoop
   let client: BridgeClient
-  private let publishValue: Publish
   private let logLine: Log
 
   // Event loop state.
@@ -27,8 +26,9 @@ final class HueDriver: @unchecked Sendable {
   private var wakeTimer: (at: Double, task: Scheduled<Void>)?
   /// Group commands that came before the bridge was read (the group's members are unknown).
   private var unresolved: [Int: HueStateChange] = [:]
-  private var published: [UInt32: Value] = [:]
+  private var publisher: StatePublisher
   private var warnedMismatch: Set<Int> = []
+  private var warnedMissing: Set<String> = []
   private var stopped = false
 
   init(
@@ -39,13 +39,13 @@ final class HueDriver: @unchecked Sendable {
     self.ports = ports
     self.loop = loop
     self.client = client
-    publishValue = publish
     logLine = log
     scheduler = CommandScheduler(
       limits: .init(
         groupRate: config.groupRate, lightRate: config.lightRate, maxInFlight: config.maxInFlight,
         retryMaxSeconds: config.retryMaxSeconds))
     pollBackoff = RetryBackoff(maximum: config.retryMaxSeconds)
+    publisher = StatePublisher(config: config, ports: ports, publish: publish)
   }
 
   // MARK: Any thread
@@ -195,6 +195,11 @@ final class HueDriver: @unchecked Sendable {
     model.wasRead = true
     scheduler.setGroupMembers(model.groupMembers)
     scheduler.bridgeAnswered(now: now)
+    for group in config.groups {
+      for member in group.members where lights[member.lightID] == nil && warnedMissing.insert(member.lightID).inserted {
+        log(.warning, "\(group.name).\(member.name): the bridge has no light \(member.lightID)")
+      }
+    }
     for (index, change) in unresolved.sorted(by: { $0.key < $1.key }) where members(of: index) != nil {
       unresolved[index] = nil
       submitGroup(change, index)
@@ -202,67 +207,26 @@ final class HueDriver: @unchecked Sendable {
     publishAll()
   }
 
-  // MARK: Membership
+  // MARK: Membership and publishing
 
-  /// The light ids of exposed group `index`; nil while unknown.
   private func members(of index: Int) -> [String]? {
-    let group = config.groups[index]
-    if !group.members.isEmpty { return group.members.map(\.lightID) }
-    switch group.source {
-    case .bridgeGroup(let id): return model.members(ofBridgeGroup: id)
-    case .bridgeGroupNamed(let name):
-      return model.groups.first { $0.value.name == name }.flatMap { model.members(ofBridgeGroup: $0.key) }
-    case .lights: return nil
-    }
+    GroupMembership(group: config.groups[index], model: model).members
   }
 
-  /// The bridge group to send a whole-group command to: the configured one when its members
-  /// are the group's, else any bridge group with exactly these members; nil means per light.
+  /// The bridge group for a whole-group command; nil means per light (warned once when the
+  /// configured bridge group has other members than `lights`).
   private func bridgeGroup(of index: Int, members: [String]) -> String? {
-    let group = config.groups[index]
-    let configured: String? =
-      switch group.source {
-      case .bridgeGroup(let id): id
-      case .bridgeGroupNamed(let name): model.groups.first { $0.value.name == name }?.key
-      case .lights: nil
-      }
-    if let configured, let actual = model.members(ofBridgeGroup: configured) {
-      if Set(actual) == Set(members) { return configured }
-      if warnedMismatch.insert(index).inserted {
-        log(.warning, "\(group.name): bridge group \(configured) has other members than `lights`; sending per light")
-      }
+    let membership = GroupMembership(group: config.groups[index], model: model)
+    if let configured = membership.mismatchedBridgeGroup(members: members), warnedMismatch.insert(index).inserted {
+      log(
+        .warning,
+        "\(config.groups[index].name): bridge group \(configured) has other members than `lights`; sending per light")
     }
-    return model.bridgeGroup(withMembers: Set(members))
+    return membership.bridgeGroup(members: members)
   }
-
-  private func memberName(_ index: Int, _ id: String) -> String {
-    config.groups[index].members.first { $0.lightID == id }?.name ?? "light\(id)"
-  }
-
-  // MARK: Publishing
 
   private func publishAll() {
-    for (index, groupPorts) in ports.enumerated() {
-      let ids = members(of: index) ?? config.groups[index].members.map(\.lightID)
-      let states = ids.compactMap { model.lights[$0] }
-      let up = bridgeReachable == true
-      let unreachable = ids.filter { !up || !(model.lights[$0]?.reachable ?? false) }
-      publish(.bool(up && unreachable.count < ids.count && !ids.isEmpty), on: groupPorts.reachable)
-      publish(.text(unreachable.map { memberName(index, $0) }.joined(separator: ",")), on: groupPorts.unreachable)
-      if up, !states.isEmpty { publish(.light(LightConversion.aggregate(states)), on: groupPorts.state) }
-      for (memberIndex, memberPorts) in groupPorts.members.enumerated() {
-        let id = config.groups[index].members[memberIndex].lightID
-        let state = model.lights[id]
-        publish(.bool(up && state?.reachable == true), on: memberPorts.reachable)
-        if up, let state { publish(.light(LightConversion.command(state)), on: memberPorts.state) }
-      }
-    }
-  }
-
-  private func publish(_ value: Value, on port: OutputPort) {
-    guard published[port.index] != value else { return }
-    published[port.index] = value
-    publishValue(value, port)
+    publisher.publishAll(model: model, bridgeReachable: bridgeReachable == true)
   }
 
   // MARK: Helpers
