@@ -19,7 +19,7 @@ import Testing
       arguments: ["--lights", "4", "--group", "Living=1,2,3", "--username", Self.username] + extra)
   }
 
-  func startHub(poll: Double = 0.5) throws -> HueHub {
+  func startHub(poll: Double = 0.5, timeout: Double = 5) throws -> HueHub {
     try HueHub(
       directory: directory,
       hue: """
@@ -28,7 +28,7 @@ import Testing
         username = "\(Self.username)"
         poll_interval_s = \(poll)
         retry_max_s = 2
-        request_timeout_s = 5
+        request_timeout_s = \(timeout)
         """,
       groups: """
         [[instances.lights.groups]]
@@ -178,6 +178,21 @@ import Testing
     }
     #expect(bridge.records().filter { $0["outcome"]?.stringValue == "rejected" }.count >= 1)
     #expect(hub.process.isRunning)
+  }
+
+  @Test func aHangingBridgeTimesOutAndTheCommandLandsWhenItAnswersAgain() throws {
+    let bridge = try startBridge()
+    let hub = try startHub(timeout: 1)
+    try eventually("bridge read", within: 60) { hub.last("living_reachable") == .bool(true) }
+    try bridge.control("latency 3000")
+    try eventually("unavailable after timeouts", within: 60) { hub.last("living_reachable") == .bool(false) }
+    try hub.send("lights.living.light", #"{"on":true,"color":{"hue":90,"saturation":100}}"#)
+    try hub.process.waitForLine(containing: "command to group 1 failed (unreachable:", within: 60)
+    try bridge.control("latency 0")
+    try eventually("the command applied once the bridge answers; bridge: \(lights(bridge))", within: 60) {
+      lights(bridge).count == 3 && lights(bridge).allSatisfy { $0.on && $0.hue == HueUnits.hue(degrees: 90) }
+    }
+    try eventually("available again") { hub.last("living_reachable") == .bool(true) }
   }
 
   @Test func anUnreachableBridgeIsRetriedWithBackOffAndCommandsWaitForIt() throws {

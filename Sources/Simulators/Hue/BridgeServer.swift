@@ -5,7 +5,7 @@ import NIOPosix
 /// The bridge's HTTP listener.
 enum BridgeServer {
   static func start(
-    bridge: SimulatedBridge, host: String, port: Int, latency: TimeAmount, maxConcurrent: Int,
+    bridge: SimulatedBridge, host: String, port: Int, maxConcurrent: Int,
     group: any EventLoopGroup
   ) throws -> any Channel {
     let gauge = ConcurrencyGauge(limit: maxConcurrent)
@@ -15,7 +15,7 @@ enum BridgeServer {
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline()
           try channel.pipeline.syncOperations.addHandler(
-            BridgeHTTPHandler(bridge: bridge, latency: latency, concurrency: gauge))
+            BridgeHTTPHandler(bridge: bridge, concurrency: gauge))
         }
       }
       .bind(host: host, port: port).wait()

@@ -10,6 +10,8 @@ enum ControlCommand: Sendable, Hashable {
   /// Someone changes a light with another app: `set 2 on=true bri=100 hue=1000 sat=200`.
   case set(light: String, values: [String: JSONValue])
   case reachable(light: String, Bool)
+  /// Every answer waits this long from now on (a hanging bridge: longer than the client's timeout).
+  case latency(milliseconds: Int)
   case light(String)
   case lights
   case stats
@@ -19,6 +21,7 @@ enum ControlCommand: Sendable, Hashable {
     "press-link-button             allow pairing for the next 30 s",
     "set ID KEY=VALUE ...          change a light behind the client's back (on, bri, hue, sat, ct)",
     "unreachable ID | reachable ID  the bulb loses or regains power/radio",
+    "latency MS                    hold every answer back MS milliseconds from now on",
     "light ID | lights             print the state as JSON",
     "stats                         accepted, dropped and rejected command counts",
   ]
@@ -45,6 +48,11 @@ enum ControlCommand: Sendable, Hashable {
       self = .set(light: words[1], values: values)
     case ("unreachable", 2): self = .reachable(light: words[1], false)
     case ("reachable", 2): self = .reachable(light: words[1], true)
+    case ("latency", 2):
+      guard let milliseconds = Int(words[1]), milliseconds >= 0 else {
+        throw ControlError("latency takes milliseconds, not '\(words[1])'")
+      }
+      self = .latency(milliseconds: milliseconds)
     case ("light", 2): self = .light(words[1])
     case ("lights", 1): self = .lights
     case ("stats", 1): self = .stats
@@ -64,6 +72,9 @@ enum ControlCommand: Sendable, Hashable {
     case .reachable(let light, let reachable):
       try bridge.setReachable(light, reachable)
       return "ok light \(light) \(reachable ? "reachable" : "unreachable")"
+    case .latency(let milliseconds):
+      bridge.setLatency(milliseconds: milliseconds)
+      return "ok answers held back \(milliseconds) ms"
     case .light(let id):
       guard let json = bridge.lightJSON(id) else { throw ControlError("no light \(id)") }
       return json.text

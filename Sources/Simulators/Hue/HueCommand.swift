@@ -63,9 +63,10 @@ public struct HueCommand: AsyncParsableCommand {
       settings: .init(lightRate: lightRate, groupRate: groupRate, overLimit: OverLimitPolicy(rawValue: overLimit)!),
       record: try CommandRecord(path: record))
     if linkButtonPressed { bridge.pressLinkButton() }
+    bridge.setLatency(milliseconds: latencyMs)
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let server = try BridgeServer.start(
-      bridge: bridge, host: host, port: port, latency: .milliseconds(Int64(latencyMs)), maxConcurrent: maxConcurrent,
+      bridge: bridge, host: host, port: port, maxConcurrent: maxConcurrent,
       group: eventLoops)
     let bound = server.localAddress?.port ?? port
     say(

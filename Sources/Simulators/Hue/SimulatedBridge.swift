@@ -28,6 +28,7 @@ final class SimulatedBridge: @unchecked Sendable {
   private var groups: [String: HueGroup]
   private var usernames: Set<String>
   private var linkPressedAt: Double?
+  private var latency = 0
   private var lightLimiter: RateLimiter
   private var groupLimiter: RateLimiter
   private(set) var counters: [String: Int] = [:]
@@ -281,6 +282,10 @@ final class SimulatedBridge: @unchecked Sendable {
   // MARK: Control (behind the hub's back)
 
   func pressLinkButton() { locked { linkPressedAt = Self.clock } }
+
+  /// How long each answer is held back (a slow or hanging bridge).
+  var latencyMilliseconds: Int { locked { latency } }
+  func setLatency(milliseconds: Int) { locked { latency = max(0, milliseconds) } }
 
   func setLight(_ id: String, _ values: [String: JSONValue]) throws(ControlError) {
     try locked { () throws(ControlError) in
