@@ -218,9 +218,12 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
 
   public func unwatch(_ id: UUID) { _ = lock.withLock { watchers.removeValue(forKey: id) } }
 
-  private func notifyWatchers(_ line: String) {
+  /// The line is only formatted when someone watches (formatting every value was a visible
+  /// part of the hub's cost per message).
+  private func notifyWatchers(_ text: @autoclosure () -> String) {
     let current = lock.withLock { watchers }
     guard !current.isEmpty else { return }
+    let line = text()
     for (id, watcher) in current where Self.matches(line, pattern: watcher.pattern) {
       if !watcher.emit(line) { unwatch(id) }
     }

@@ -85,7 +85,7 @@ struct ThroughputBenchmark {
     }
     guard let source = ProbeRecord(path: sourceFile) else { throw BenchError("no record from the \(kind) source") }
     let sink = ProbeRecord(path: sinkFile) ?? ProbeRecord(text: "")
-    let drops = hub.status()?.routes.reduce(0) { $1.key.contains("\(kind)_flood") ? $0 + $1.drops : $0 } ?? 0
+    let drops = hub.status()?.routes.reduce(0) { $1.id == "\(kind)_flood" ? $0 + $1.drops : $0 } ?? 0
     let publishing = Double(source["end_ns"] - source["begin_ns"]) / 1e9
     let delivering = Double(sink["last_ns"] - source["begin_ns"]) / 1e9
     return Flood(
