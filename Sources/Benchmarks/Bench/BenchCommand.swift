@@ -38,7 +38,8 @@ struct BenchCommand: ParsableCommand {
     if tools.mqttProbe == nil || !MosquittoBroker.isInstalled {
       say("mosquitto or libmosquitto-dev is missing: the MQTT figures are skipped (scripts/bench installs them)")
     }
-    let broker = MosquittoBroker.isInstalled && tools.mqttProbe != nil
+    let broker =
+      MosquittoBroker.isInstalled && tools.mqttProbe != nil
       ? try MosquittoBroker(directory: try tools.directory("mosquitto")) : nil
     defer { broker?.stop() }
     var subscriberRSS: Double?
@@ -63,7 +64,8 @@ struct BenchCommand: ParsableCommand {
     guard let broker else { return nil }
     say("2. the same path through mosquitto")
     let (mqtt, rss) = try latency.mqtt(broker)
-    report.add(mqtt.figures("2 via MQTT", "publisher -> mosquitto -> subscriber", baseline: ("socketpair one-way", raw)))
+    report.add(
+      mqtt.figures("2 via MQTT", "publisher -> mosquitto -> subscriber", baseline: ("socketpair one-way", raw)))
     report.add(
       hop.figures("2 via MQTT", "hub hop vs mosquitto", baseline: ("mosquitto", mqtt)).map {
         var figure = $0
@@ -93,6 +95,10 @@ struct BenchCommand: ParsableCommand {
         note:
           "\(state.received) of \(state.sent) delivered: \(String(format: "%.1f", 100 * (1 - Double(state.received) / Double(max(state.sent, 1))))) % coalesced"
       ),
+      Figure(
+        "3 throughput", "state route, newest value's lag after the flood", state.lagAfterFlood * 1000, "ms",
+        baseline: ("event route, last value's lag", event.lagAfterFlood * 1000),
+        note: "a state consumer sees the newest value, an event consumer works through its queue"),
     ])
     let brokerBase = brokerRSSIdle.map { ("mosquitto broker", $0) }
     report.add([

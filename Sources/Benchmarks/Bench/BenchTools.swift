@@ -32,7 +32,10 @@ struct BenchTools {
     probePluginDirectory = work + "/plugins"
     try FileManager.default.createDirectory(atPath: probePluginDirectory, withIntermediateDirectories: true)
     let header = sourceRoot + "/Sources/CPatchbayPlugin/include"
-    try Self.gcc(["-shared", "-fPIC", "-I", header, probes + "/probe-plugin.c", "-o", probePluginDirectory + "/bench-probe.so", "-lpthread"])
+    try Self.gcc([
+      "-shared", "-fPIC", "-I", header, probes + "/probe-plugin.c", "-o", probePluginDirectory + "/bench-probe.so",
+      "-lpthread",
+    ])
     socketpairProbe = work + "/socketpair-probe"
     try Self.gcc([probes + "/socketpair-probe.c", "-o", socketpairProbe])
     let mqtt = work + "/mqtt-probe"
@@ -41,7 +44,9 @@ struct BenchTools {
 
   private static func gcc(_ arguments: [String]) throws {
     let result = try Subprocess.run("/usr/bin/gcc", ["-O2", "-Wall"] + arguments)
-    guard result.status == 0 else { throw BenchError("gcc \(arguments.joined(separator: " ")) failed:\n\(result.output)") }
+    guard result.status == 0 else {
+      throw BenchError("gcc \(arguments.joined(separator: " ")) failed:\n\(result.output)")
+    }
   }
 
   /// A directory of its own under the work directory for one benchmark.

@@ -41,7 +41,9 @@ struct LatencyBenchmarks {
   /// Publisher -> mosquitto -> subscriber on loopback, QoS 0, by the libmosquitto probe.
   /// Returns the subscriber process's resident memory too (a baseline for a plugin's).
   func mqtt(_ broker: MosquittoBroker) throws -> (LatencySummary, subscriberRSSMiB: Double?) {
-    guard let probe = tools.mqttProbe else { throw BenchError("the MQTT probe is not built (libmosquitto-dev missing)") }
+    guard let probe = tools.mqttProbe else {
+      throw BenchError("the MQTT probe is not built (libmosquitto-dev missing)")
+    }
     let file = try tools.directory("mqtt-latency") + "/latencies"
     let result = try Subprocess.run(probe, [String(broker.port), String(total), file])
     guard result.status == 0 else { throw BenchError("mqtt-probe failed: \(result.output)") }

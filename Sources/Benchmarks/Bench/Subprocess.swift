@@ -65,7 +65,8 @@ final class Subprocess: @unchecked Sendable {
     while true {
       if let line = lines.dropFirst(after).first(where: { $0.text.contains(text) }) { return line }
       guard condition.wait(until: deadline) else {
-        throw BenchError("\(process.executableURL?.lastPathComponent ?? "?") printed no '\(text)' within \(Int(seconds)) s")
+        throw BenchError(
+          "\(process.executableURL?.lastPathComponent ?? "?") printed no '\(text)' within \(Int(seconds)) s")
       }
     }
   }

@@ -12,6 +12,9 @@ struct ThroughputBenchmark {
     /// Received per second, from the first publish to the last arrival.
     var deliveryRate: Double
     var drops: Int
+    /// From the source's last publish until the sink had the last value it got: the backlog
+    /// an event route works through, or (state) the newest value's lag.
+    var lagAfterFlood: Double
   }
 
   struct Memory {
@@ -90,6 +93,7 @@ struct ThroughputBenchmark {
     let delivering = Double(sink["last_ns"] - source["begin_ns"]) / 1e9
     return Flood(
       sent: source["sent"], received: sink["received"], publishRate: Double(source["sent"]) / publishing,
-      deliveryRate: delivering > 0 ? Double(sink["received"]) / delivering : 0, drops: drops)
+      deliveryRate: delivering > 0 ? Double(sink["received"]) / delivering : 0, drops: drops,
+      lagAfterFlood: max(0, Double(sink["last_ns"] - source["end_ns"]) / 1e9))
   }
 }
