@@ -17,7 +17,9 @@ struct BenchCommand: ParsableCommand {
     case latency, throughput, restart, startup, button
   }
 
-  @Option(help: "Messages per latency run (plus a warm-up of up to 1000).") var messages = 100_000
+  @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
+  var messages = 100_000
+  @Option(help: "Latency rounds, each alternating the hub with its baselines.") var rounds = 5
   @Option(help: "Messages per throughput flood.") var throughputMessages = 200_000
   @Option(help: "SIGKILLs in the restart benchmark.") var kills = 50
   @Option(help: "Hub starts per configuration in the start-up benchmark.") var starts = 5
@@ -55,24 +57,35 @@ struct BenchCommand: ParsableCommand {
   }
 
   private func latency(_ tools: BenchTools, _ broker: MosquittoBroker?, _ report: BenchReport) throws -> Double? {
-    let latency = LatencyBenchmarks(tools: tools, messages: messages)
-    say("1. hop latency: raw socketpair baseline, \(latency.total) messages")
-    let raw = try latency.socketpair()
-    say("1. hop latency: through the hub")
-    let hop = try latency.hub()
-    report.add(hop.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("socketpair one-way", raw)))
-    guard let broker else { return nil }
-    say("2. the same path through mosquitto")
-    let (mqtt, rss) = try latency.mqtt(broker)
+    let latency = LatencyBenchmarks(tools: tools, messages: max(1, messages / rounds))
+    var (raw, hop, mqtt): ([UInt64], [UInt64], [UInt64]) = ([], [], [])
+    var subscriberRSS: Double?
+    for round in 1...rounds {
+      say("1. and 2. latency, round \(round) of \(rounds): socketpair, hub, mosquitto (\(latency.total) messages each)")
+      raw += try latency.socketpair()
+      hop += try latency.hub()
+      if let broker {
+        let (samples, rss) = try latency.mqtt(broker)
+        mqtt += samples
+        subscriberRSS = rss
+      }
+    }
+    let rawSummary = LatencySummary(nanoseconds: raw)
+    let hopSummary = LatencySummary(nanoseconds: hop)
     report.add(
-      mqtt.figures("2 via MQTT", "publisher -> mosquitto -> subscriber", baseline: ("socketpair one-way", raw)))
+      hopSummary.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("socketpair one-way", rawSummary)))
+    guard broker != nil else { return nil }
+    let mqttSummary = LatencySummary(nanoseconds: mqtt)
     report.add(
-      hop.figures("2 via MQTT", "hub hop vs mosquitto", baseline: ("mosquitto", mqtt)).map {
+      mqttSummary.figures(
+        "2 via MQTT", "publisher -> mosquitto -> subscriber", baseline: ("socketpair one-way", rawSummary)))
+    report.add(
+      hopSummary.figures("2 via MQTT", "hub hop vs mosquitto", baseline: ("mosquitto", mqttSummary)).map {
         var figure = $0
         figure.note = nil
         return figure
       })
-    return rss
+    return subscriberRSS
   }
 
   private func throughput(
@@ -98,7 +111,7 @@ struct BenchCommand: ParsableCommand {
       Figure(
         "3 throughput", "state route, newest value's lag after the flood", state.lagAfterFlood * 1000, "ms",
         baseline: ("event route, last value's lag", event.lagAfterFlood * 1000),
-        note: "a state consumer sees the newest value, an event consumer works through its queue"),
+        note: "until the sink had its last value; up to a socket's worth of frames is on its way, not coalesced"),
     ])
     let brokerBase = brokerRSSIdle.map { ("mosquitto broker", $0) }
     report.add([

@@ -2,7 +2,9 @@ import Foundation
 
 /// Figures 1 and 2: one-way latency of one message, ping-pong style (each sent when the
 /// previous one's echo is back, so every sample is an unloaded hop). The first `warmup`
-/// samples of each run are dropped.
+/// samples of each run are dropped. A run is one round of `messages`; the command takes
+/// several rounds, alternating the hub with its baselines, so that all of them see the same
+/// load on a shared machine.
 struct LatencyBenchmarks {
   let tools: BenchTools
   let messages: Int
@@ -12,7 +14,7 @@ struct LatencyBenchmarks {
   var deadline: Double { 120 + Double(total) / 1000 }
 
   /// The baseline: two processes on a SOCK_SEQPACKET socketpair, no hub.
-  func socketpair() throws -> LatencySummary {
+  func socketpair() throws -> [UInt64] {
     let file = try tools.directory("socketpair-latency") + "/latencies"
     let result = try Subprocess.run(tools.socketpairProbe, ["latency", String(total), file])
     guard result.status == 0 else { throw BenchError("socketpair-probe failed: \(result.output)") }
@@ -21,7 +23,7 @@ struct LatencyBenchmarks {
 
   /// Plugin output -> hub -> plugin input: two probe instances in their own plugin hosts under
   /// `patchbay run`, the echo routed back the same way.
-  func hub() throws -> LatencySummary {
+  func hub() throws -> [UInt64] {
     let directory = try tools.directory("hop-latency")
     let file = directory + "/latencies"
     let config =
@@ -40,7 +42,7 @@ struct LatencyBenchmarks {
 
   /// Publisher -> mosquitto -> subscriber on loopback, QoS 0, by the libmosquitto probe.
   /// Returns the subscriber process's resident memory too (a baseline for a plugin's).
-  func mqtt(_ broker: MosquittoBroker) throws -> (LatencySummary, subscriberRSSMiB: Double?) {
+  func mqtt(_ broker: MosquittoBroker) throws -> (samples: [UInt64], subscriberRSSMiB: Double?) {
     guard let probe = tools.mqttProbe else {
       throw BenchError("the MQTT probe is not built (libmosquitto-dev missing)")
     }

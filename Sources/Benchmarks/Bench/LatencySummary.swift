@@ -20,12 +20,12 @@ struct LatencySummary: Codable, Sendable {
   }
 
   /// A probe's file of little-endian u64 nanoseconds, without the first `warmup` samples.
-  static func load(_ path: String, droppingFirst warmup: Int) throws -> LatencySummary {
+  static func load(_ path: String, droppingFirst warmup: Int) throws -> [UInt64] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let samples = data.withUnsafeBytes { raw in
       (0..<raw.count / 8).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
     }
-    return LatencySummary(nanoseconds: samples.dropFirst(warmup))
+    return Array(samples.dropFirst(warmup))
   }
 
   /// p50, p99 and p99.9 rows against the same percentiles of a baseline.

@@ -82,9 +82,17 @@ struct ThroughputBenchmark {
       FileManager.default.fileExists(atPath: sourceFile)
     }
     // The last value always arrives on a state route (the newest wins) and on an event route
-    // unless the queue overflowed; then give it a few seconds and take what came.
-    try? waitFor("the \(kind) sink to receive value \(messages)", within: 10, interval: 10_000) {
-      ProbeRecord(path: sinkFile)?["last_value"] == Int64(messages)
+    // unless the queue overflowed; then take what came once the sink's count (written every
+    // 100 ms) stands still for a second.
+    var previous: Int64 = -1
+    var still = 0
+    try waitFor("the \(kind) sink to settle", within: 60, interval: 100_000) {
+      let record = ProbeRecord(path: sinkFile)
+      if record?["last_value"] == Int64(messages) { return true }
+      let count = record?["received"] ?? -1
+      still = count == previous ? still + 1 : 0
+      previous = count
+      return still >= 10
     }
     guard let source = ProbeRecord(path: sourceFile) else { throw BenchError("no record from the \(kind) source") }
     let sink = ProbeRecord(path: sinkFile) ?? ProbeRecord(text: "")

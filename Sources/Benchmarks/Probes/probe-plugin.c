@@ -11,7 +11,7 @@
  * role = "sink": input `value`, output `echo`. Pingpong: records receive time minus the value
  *   and echoes it; after `count` values writes them (u64 little-endian ns) to `record`.
  *   Flood: counts what arrives and writes "received N first_ns F last_ns L last_value V" to
- *   `record` when value `count` arrives and again on stop.
+ *   `record` when value `count` arrives, every 100 ms while the count changes, and on stop.
  * Either role appends "PID START_NS" to `start_file` (if set) in start(): the restart benchmark.
  */
 #include <patchbay/plugin.h>
@@ -49,7 +49,7 @@ typedef struct probe {
   uint64_t *latencies;
   int64_t received;
   uint64_t first_ns, last_ns;
-  int64_t last_value;
+  int64_t last_value, written;
 } probe;
 
 static void copy_config(probe *p, const char *key, char *out, size_t capacity) {
@@ -159,6 +159,16 @@ static void *source_run(void *context) {
   return NULL;
 }
 
+static void write_sink_summary(probe *p);
+
+/* An event route may drop the last value, so the count is also written while it changes. */
+static void sink_tick(void *user_data, uint64_t timer_id) {
+  (void)timer_id;
+  probe *p = user_data;
+  if (p->received != p->written) write_sink_summary(p);
+  p->api->schedule(p->host, 100000000ull, sink_tick, p, NULL);
+}
+
 static pb_status probe_start(void *instance, pb_error *error) {
   probe *p = instance;
   if (p->start_file[0]) {
@@ -170,6 +180,7 @@ static pb_status probe_start(void *instance, pb_error *error) {
       close(fd);
     }
   }
+  if (!p->source && p->flood && p->record[0]) p->api->schedule(p->host, 100000000ull, sink_tick, p, NULL);
   if (p->source && p->count > 0) {
     if (pthread_create(&p->thread, NULL, source_run, p) != 0) {
       snprintf(error->message, PB_ERROR_CAPACITY, "bench-probe: cannot start its thread");
@@ -182,6 +193,7 @@ static pb_status probe_start(void *instance, pb_error *error) {
 
 static void write_sink_summary(probe *p) {
   char line[256];
+  p->written = p->received;
   snprintf(line, sizeof line, "received %lld first_ns %llu last_ns %llu last_value %lld\n", (long long)p->received,
            (unsigned long long)p->first_ns, (unsigned long long)p->last_ns, (long long)p->last_value);
   write_text(p->record, line);
@@ -216,8 +228,7 @@ static pb_status probe_receive(void *instance, uint32_t port, const pb_value *va
     p->received++;
     p->last_ns = now;
     p->last_value = v;
-    /* Also now and then: on an event route that dropped the last value it never comes. */
-    if ((v == p->count || p->received % 65536 == 0) && p->record[0]) write_sink_summary(p);
+    if (v == p->count && p->record[0]) write_sink_summary(p);
     return PB_OK;
   }
   if (p->received < p->count) p->latencies[p->received++] = now - (uint64_t)v;
