@@ -153,8 +153,10 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
       let before = position
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
-      if position != before { store.setPosition(position, of: route.id) }
+      // Delivered first: the position is written at once, but that waits for fsync (several
+      // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
       deliver(output.value, to: output.targets, via: route)
+      if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
         timers.asyncAfter(deadline: .now() + .milliseconds(route.momentaryDelayMs)) { [weak self] in
