@@ -16,14 +16,17 @@ enum ProcessStats {
     return nil
   }
 
-  /// User plus system CPU seconds of the whole process (all threads).
+  /// CPU seconds of the process's live threads, in nanoseconds of run time from each
+  /// thread's schedstat (/proc/PID/stat counts 10 ms clock ticks: too coarse for an idle hub).
   static func cpuSeconds(_ pid: Int32) -> Double? {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let close = text.lastIndex(of: ")")
-    else { return nil }
-    // Fields after "(comm)": state is field 3, utime 14, stime 15.
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var nanoseconds: UInt64 = 0
+    for thread in threads {
+      guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/schedstat", encoding: .utf8),
+        let first = text.split(separator: " ").first, let value = UInt64(first)
+      else { continue }
+      nanoseconds += value
+    }
+    return Double(nanoseconds) / 1e9
   }
 }
