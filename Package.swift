@@ -38,6 +38,7 @@ let package = Package(
     // BEGIN party-lights products
     // END party-lights products
     // BEGIN bench products
+    .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
   ],
   dependencies: [
@@ -47,6 +48,7 @@ let package = Package(
     .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -187,6 +189,16 @@ let package = Package(
     // BEGIN party-lights targets
     // END party-lights targets
     // BEGIN bench targets
+    // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
+    // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
+    .executableTarget(
+      name: "PatchbayBench",
+      dependencies: [
+        "PatchbayHub",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
+      path: "Sources/Benchmarks/Bench", swiftSettings: strict),
     // END bench targets
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.

@@ -48,7 +48,10 @@ final class HostRuntime: @unchecked Sendable {
     case .start:
       pluginQueue.async { self.start() }
     case .input(let port, let value):
-      pluginQueue.async { self.deliver(port: port, value: value) }
+      // `sync` runs the callback on this thread when the plugin context is idle (no thread
+      // hand-off per input: docs/BENCHMARKS.md), and a busy plugin leaves the inputs in the
+      // hub's bounded queue instead of an unbounded one here.
+      pluginQueue.sync { self.deliver(port: port, value: value) }
     case .heartbeat(let sequence):
       // Answered from the plugin context: a callback that never returns stops the answers.
       pluginQueue.async { self.socket.send(HostMessage.heartbeat(sequence: sequence).encode()) }
