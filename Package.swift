@@ -35,6 +35,7 @@ let package = Package(
     // BEGIN hue products
     // END hue products
     // BEGIN party-lights products
+    swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     // END party-lights products
     // BEGIN bench products
     // END bench products
@@ -109,7 +110,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
-    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
+    .target(
+      name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
       linkerSettings: pluginExports),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(
@@ -152,6 +154,17 @@ let package = Package(
     // BEGIN hue targets
     // END hue targets
     // BEGIN party-lights targets
+    // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
+    .target(
+      name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
+      swiftSettings: strict),
+    // The plugin glue: ports, timers, capture and restore.
+    .target(
+      name: "PartyLightsPlugin", dependencies: ["PartyLightsEffect", "PatchbayPluginKit"],
+      path: "Plugins/party-lights/Plugin", swiftSettings: strict),
+    .target(
+      name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
     // END party-lights targets
     // BEGIN bench targets
     // END bench targets
@@ -201,6 +214,9 @@ let package = Package(
     // BEGIN hue tests
     // END hue tests
     // BEGIN party-lights tests
+    .testTarget(
+      name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
     // END party-lights tests
   ]
 )
