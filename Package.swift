@@ -110,8 +110,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
-    .target(
-      name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
+    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
       linkerSettings: pluginExports),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(
