@@ -48,7 +48,13 @@ import Testing
       [instances.bulbs]
       plugin = "example-swift"
       record = "\(hub.directory.path)/bulbs.jsonl"
-      ports = [{ name = "lamp1", type = "light", kind = "state" }, { name = "lamp2", type = "light", kind = "state" }]
+      ports = [{ name = "lamp1", type = "light", kind = "state" }, { name = "lamp2", type = "light", kind = "state" },
+               { name = "switch", type = "bool", kind = "state" }]
+
+      # A switch with a retained state, like HomeKit's on.set.
+      [[routes]]
+      from = "bulbs.switch.out"
+      to = "party.run"
 
       [[routes]]
       from = "party.lamp1.light"
@@ -117,6 +123,45 @@ import Testing
         Command(port: "lamp2", on: true, brightness: 70, colorTemperature: 300), Command(port: "lamp2", on: false),
       ])
     #expect(hub.log.contains("restored the pre-party state of 2 lights"))
+    try hub.stop()
+  }
+
+  @Test func aHubRestartNeitherLosesTheCaptureNorReplaysAnOldRun() throws {
+    let hub = try startHub()
+    try hub.send("bulbs.lamp1.out", #"{"on":true,"brightness":10,"color":{"hue":30,"saturation":90}}"#)
+    try hub.send("bulbs.lamp2.out", #"{"on":true,"brightness":20,"color":{"hue":60,"saturation":90}}"#)
+    // The switch starts the party, toggle stops it.
+    try hub.send("bulbs.switch.out", "true")
+    try eventually("running", within: 60) { (hub.savedRecord()?["phase"] as? String) == "running" }
+    try hub.send("party.toggle", "trigger")
+    try eventually("restored", within: 60) { (hub.savedRecord()?["phase"] as? String) == "idle" }
+
+    // After a hub restart the hub replays the switch's old `true`: no party.
+    try hub.stop()
+    try hub.start()
+    try hub.hub?.waitForLine(containing: "run = true again after a restart: not a new request", within: 60)
+    #expect((hub.savedRecord()?["phase"] as? String) == "idle")
+    #expect(!hub.log.contains("party started"))
+
+    // Toggle starts it; a hub restart mid-run resumes with the first capture.
+    try hub.send("party.toggle", "trigger")
+    try eventually("running again", within: 60) { (hub.savedRecord()?["phase"] as? String) == "running" }
+    try eventually("party colors", within: 60) { commands(hub).last { $0.port == "lamp1" }?.saturation == 75 }
+    try hub.stop()
+    try hub.start()
+    try hub.hub?.waitForLine(containing: "resuming the party", within: 60)
+    let resumed = commands(hub).count
+    try eventually("steps after the hub restart", within: 60) { commands(hub).count >= resumed + 4 }
+
+    // The switch's `false` is news (the last run value was true): stop and restore.
+    try hub.send("bulbs.switch.out", "false")
+    try eventually("restored again", within: 60) { (hub.savedRecord()?["phase"] as? String) == "idle" }
+    #expect(
+      commands(hub).last { $0.port == "lamp1" }
+        == Command(port: "lamp1", on: true, brightness: 10, hue: 30, saturation: 90))
+    #expect(
+      commands(hub).last { $0.port == "lamp2" }
+        == Command(port: "lamp2", on: true, brightness: 20, hue: 60, saturation: 90))
     try hub.stop()
   }
 }

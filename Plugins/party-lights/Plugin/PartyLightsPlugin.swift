@@ -88,6 +88,7 @@ final class PartyLightsPlugin: PatchbayPlugin, @unchecked Sendable {
       // The hub repeats the last `run` value after a restart; it is not a new request.
       if !runInputSeen, record.lastRunInput == on {
         runInputSeen = true
+        context.log(.info, "run = \(on) again after a restart: not a new request")
         return
       }
       runInputSeen = true
