@@ -82,12 +82,18 @@ let package = Package(
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
     // One process per plugin instance: loads the library, speaks the wire protocol.
+    // Conversions between the hub's values and the C ABI's pb_value, checked: host and kit share them.
+    .target(
+      name: "PatchbayCValues", dependencies: ["CPatchbayPlugin", "PatchbayValues"], path: "Sources/PatchbayCValues",
+      swiftSettings: strict),
     .executableTarget(
-      name: "PluginHost", dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayWire"],
+      name: "PluginHost",
+      dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayCValues", "PatchbayWire"],
       path: "Sources/PluginHost", swiftSettings: strict),
     // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
     .target(
-      name: "PatchbayPluginKit", dependencies: ["CPatchbayPlugin"], path: "Sources/PatchbayPluginKit",
+      name: "PatchbayPluginKit", dependencies: ["CPatchbayPlugin", "PatchbayValues", "PatchbayCValues"],
+      path: "Sources/PatchbayPluginKit",
       swiftSettings: strict),
     .executableTarget(
       name: "SimulatorCLI",

@@ -1,5 +1,6 @@
 import CPatchbayPlugin
 import Dispatch
+import PatchbayCValues
 import PatchbayValues
 import PatchbayWire
 
@@ -229,7 +230,7 @@ final class HostRuntime: @unchecked Sendable {
     guard let port, port.direction == .output else { return PB_ERR_UNKNOWN_PORT }
     let value: Value
     do throws(ValueRejection) {
-      value = try Value(publishedBy: raw)
+      value = try Value(checking: raw)
     } catch {
       log(UInt8(PB_LOG_WARNING), "publish on '\(port.name)' refused: \(error)")
       return PB_ERR_INVALID_ARGUMENT
