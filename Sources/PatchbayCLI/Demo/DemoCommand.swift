@@ -76,10 +76,11 @@ struct DemoCommand: ParsableCommand {
 
     say("")
     say("3. Restarting the hub: the toggle position is saved under its state directory.")
+    let beforeRestart = homebridge.lineCount
     hub.terminate()
     hub = try startHub(tools: tools, config: config, work: work)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
-    try homebridge.waitForLine(containing: "add party", after: homebridge.lineCount - 1, within: 60)
+    try homebridge.waitForLine(containing: "add party", after: beforeRestart, within: 60)
     try step(
       "4. Single click after the restart: back to the first scene", flicd, "single", homebridge,
       expect: "scene 'Good Morning' ran")
@@ -102,6 +103,12 @@ struct DemoCommand: ParsableCommand {
     try PartyStory.waitUntilRestored(lightsBefore, control: work + "/hue.sock")
     say("   Every light is back as it was:")
     for (light, state) in lightsBefore.sorted(by: { $0.key < $1.key }) { say("    hue     | light \(light): \(state)") }
+    record.refresh()
+    let outcomes = PartyStory.outcomes(record.lines)
+    let over = outcomes["dropped", default: 0] + outcomes["rejected", default: 0]
+    say(
+      "   The bridge accepted \(outcomes["accepted", default: 0]) commands and dropped or refused \(over) "
+        + "for exceeding its rate.")
     say("")
 
     if interactive {
@@ -117,7 +124,7 @@ struct DemoCommand: ParsableCommand {
       }
     }
     say("Demo complete: every press went flicd -> flic plugin -> hub route -> homebridge plugin -> HomeKit;")
-    say("the party went party-lights -> hub route -> hue plugin -> bridge, within the bridge's rate.")
+    say("the party went party-lights -> hub route -> hue plugin -> Hue bridge, and back to how it was.")
   }
 
   private func startHub(tools: DemoTools, config: String, work: String) throws -> DemoProcess {

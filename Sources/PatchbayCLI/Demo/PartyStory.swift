@@ -69,7 +69,14 @@ enum PartyStory {
     }
     var states: [String: String] = [:]
     for (id, light) in json {
-      guard let state = (light as? [String: Any])?["state"] as? [String: Any] else { continue }
+      guard var state = (light as? [String: Any])?["state"] as? [String: Any] else { continue }
+      // Show the color the light is in: hue and saturation, or color temperature.
+      if state["colormode"] as? String == "ct" {
+        state["hue"] = nil
+        state["sat"] = nil
+      } else {
+        state["ct"] = nil
+      }
       states[id] = describe(state: state)
     }
     return states
@@ -84,6 +91,18 @@ enum PartyStory {
       usleep(200_000)
       now = try lightStates(control: control)
     }
+  }
+
+  /// How many recorded commands had each outcome (accepted, dropped, rejected, invalid).
+  static func outcomes(_ lines: [String]) -> [String: Int] {
+    var counts: [String: Int] = [:]
+    for line in lines {
+      guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let outcome = json["outcome"] as? String
+      else { continue }
+      counts[outcome, default: 0] += 1
+    }
+    return counts
   }
 
   /// One accepted command of the simulator's record, in degrees and percent.
