@@ -34,7 +34,7 @@ import Testing
     }
   }
 
-  func startHub() throws -> PartyHub {
+  func startHub(extra: String = "") throws -> PartyHub {
     let hub = try PartyHub(plugins: ["party-lights", "example-swift"])
     try hub.writeConfig(
       """
@@ -44,6 +44,7 @@ import Testing
       spread_degrees = 90
       bpm = 600               # 10 steps/s asked; two lights at 10 commands/s allow 5
       light_rate = 10
+      \(extra)
 
       [instances.bulbs]
       plugin = "example-swift"
@@ -162,6 +163,24 @@ import Testing
     #expect(
       commands(hub).last { $0.port == "lamp2" }
         == Command(port: "lamp2", on: true, brightness: 20, hue: 60, saturation: 90))
+    try hub.stop()
+  }
+
+  @Test func aDurationStopsAndRestoresByItselfAndSpeedStaysWithinTheRate() throws {
+    let hub = try startHub(extra: "duration_s = 3")
+    try hub.send("bulbs.lamp1.out", #"{"on":true,"brightness":55,"color":{"hue":300,"saturation":40}}"#)
+    try hub.send("bulbs.lamp2.out", #"{"on":false,"brightness":25,"color":{"hue":100,"saturation":20}}"#)
+    try hub.send("party.run", "true")
+    try eventually("running", within: 60) { (hub.savedRecord()?["phase"] as? String) == "running" }
+    // Twice as fast would be 10 steps/s: more than two lights get at 10 commands/s.
+    try hub.send("party.speed", "2")
+    try hub.hub?.waitForLine(containing: "speed 2.0 asks for 20 steps/s", within: 60)
+    try hub.hub?.waitForLine(containing: "party stopped (duration reached)", within: 60)
+    try eventually("restored", within: 60) { (hub.savedRecord()?["phase"] as? String) == "idle" }
+    #expect(
+      commands(hub).last { $0.port == "lamp1" }
+        == Command(port: "lamp1", on: true, brightness: 55, hue: 300, saturation: 40))
+    #expect(commands(hub).last { $0.port == "lamp2" } == Command(port: "lamp2", on: false))
     try hub.stop()
   }
 }
