@@ -33,6 +33,7 @@ let package = Package(
     swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     // END homebridge products
     // BEGIN hue products
+    swiftPlugin("hue", target: "HuePluginEntry"),
     // END hue products
     // BEGIN party-lights products
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
@@ -78,6 +79,7 @@ let package = Package(
         // BEGIN cli plugin helpers
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        "HueProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // END cli plugin helpers
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
@@ -102,6 +104,7 @@ let package = Package(
         // BEGIN simulator dependencies
         "FlicdSimulator",
         "HomebridgeSimulator",
+        "HueSimulator",
         // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
@@ -157,6 +160,30 @@ let package = Package(
       path: "Sources/Simulators/Homebridge", swiftSettings: strict),
     // END homebridge targets
     // BEGIN hue targets
+    // Hue bridge v1 API: models, JSON, response parsing, unit conversions; shared by plugin, simulator and CLI.
+    .target(name: "HueProtocol", dependencies: ["PatchbayValues"], path: "Plugins/hue/Protocol", swiftSettings: strict),
+    // Hue lights and groups: config, rate-respecting command scheduler, poller, ports.
+    .target(
+      name: "HuePlugin",
+      dependencies: [
+        "HueProtocol", "PatchbayPluginKit", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+      ],
+      path: "Plugins/hue/Plugin", swiftSettings: strict),
+    .target(
+      name: "HuePluginEntry", dependencies: ["HuePlugin"], path: "Plugins/hue/Entry", swiftSettings: strict,
+      linkerSettings: pluginExports),
+    // `patchbay-sim hue`: a Hue bridge speaking the v1 REST API, with its validation and rate limits.
+    .target(
+      name: "HueSimulator",
+      dependencies: [
+        "HueProtocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      path: "Sources/Simulators/Hue", swiftSettings: strict),
     // END hue targets
     // BEGIN party-lights targets
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
@@ -217,6 +244,12 @@ let package = Package(
       swiftSettings: strict),
     // END homebridge tests
     // BEGIN hue tests
+    .testTarget(
+      name: "HueTests",
+      dependencies: [
+        "HueProtocol", "HuePlugin", "HueSimulator", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport",
+      ],
+      swiftSettings: strict),
     // END hue tests
     // BEGIN party-lights tests
     .testTarget(
