@@ -209,6 +209,8 @@ final class PartyLightsPlugin: PatchbayPlugin, @unchecked Sendable {
   private func requestStop(_ reason: String) {
     if waitingToCapture {
       waitingToCapture = false
+      // The pending capture timer must not start a later request early.
+      generation &+= 1
       context.log(.info, "party start cancelled (\(reason))")
       return
     }
