@@ -36,6 +36,7 @@ let package = Package(
     swiftPlugin("hue", target: "HuePluginEntry"),
     // END hue products
     // BEGIN party-lights products
+    swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     // END party-lights products
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
@@ -187,6 +188,17 @@ let package = Package(
       path: "Sources/Simulators/Hue", swiftSettings: strict),
     // END hue targets
     // BEGIN party-lights targets
+    // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
+    .target(
+      name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
+      swiftSettings: strict),
+    // The plugin glue: ports, timers, capture and restore.
+    .target(
+      name: "PartyLightsPlugin", dependencies: ["PartyLightsEffect", "PatchbayPluginKit"],
+      path: "Plugins/party-lights/Plugin", swiftSettings: strict),
+    .target(
+      name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
     // END party-lights targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
@@ -252,6 +264,9 @@ let package = Package(
       swiftSettings: strict),
     // END hue tests
     // BEGIN party-lights tests
+    .testTarget(
+      name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
     // END party-lights tests
   ]
 )
