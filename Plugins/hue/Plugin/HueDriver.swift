@@ -125,7 +125,7 @@ final class HueDriver: @unchecked Sendable {
       guard !self.stopped else { return }
       switch result {
       case .success(let results):
-        self.scheduler.delivered(dispatch)
+        self.scheduler.delivered(dispatch, now: self.now)
         for (address, value) in results.successes { self.model.apply(success: address, value: value) }
         for error in results.errors {
           self.log(.warning, "the bridge refused part of a command to \(dispatch.target): \(error)")
