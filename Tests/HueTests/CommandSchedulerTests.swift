@@ -18,7 +18,7 @@ import Testing
       submit(&scheduler, now)
       while let dispatch = scheduler.nextDispatch(now: now) {
         sent.append((now, dispatch))
-        scheduler.delivered(dispatch)
+        scheduler.delivered(dispatch, now: now)
       }
       now += 0.01
     }
@@ -54,11 +54,11 @@ import Testing
     scheduler.submit(HueStateChange(on: true, hue: 100, sat: 10), to: .group("1"), now: 0)
     let first = scheduler.nextDispatch(now: 0)
     #expect(first?.change == HueStateChange(on: true, hue: 100, sat: 10))
-    scheduler.delivered(first!)
+    scheduler.delivered(first!, now: 0)
     scheduler.submit(HueStateChange(bri: 5), to: .group("1"), now: 0.1)
     scheduler.submit(HueStateChange(bri: 9, ct: 200), to: .group("1"), now: 0.2)
     #expect(scheduler.nextDispatch(now: 0.5) == nil)
-    #expect(scheduler.nextWakeup(now: 0.5) == 1.05)
+    #expect(scheduler.nextWakeup(now: 0.5) == 1.0)
     #expect(scheduler.nextDispatch(now: 1.05)?.change == HueStateChange(bri: 9, ct: 200))
   }
 
@@ -71,7 +71,7 @@ import Testing
       now += 0.01
     }
     #expect(inFlight.count == 3)
-    scheduler.delivered(inFlight[0])
+    scheduler.delivered(inFlight[0], now: now)
     scheduler.submit(HueStateChange(bri: 77), to: inFlight[1].target, now: now)
     let next = scheduler.nextDispatch(now: now + 1)
     #expect(next != nil && next?.target != inFlight[1].target)
@@ -115,7 +115,7 @@ import Testing
     let group = try #require(groupNext)
     #expect(group.target == .group("1"))
     #expect(scheduler.nextDispatch(now: 0.5) == nil)  // light 2 is newer than the group action in flight
-    scheduler.delivered(group)
+    scheduler.delivered(group, now: 0.4)
     #expect(scheduler.nextDispatch(now: 0.5)?.target == .light("2"))
   }
 }

@@ -7,7 +7,8 @@ import HueProtocol
 ///   older one waits is merged into it (newer fields win), so nothing queues up behind a slow
 ///   bridge.
 /// - Rates: group commands at most `groupRate` per second, light commands at most `lightRate`,
-///   each spaced 5 % wider than the rate so jitter on the way never shows the bridge a burst.
+///   evenly spaced, counted so that delays on the way never show the bridge more (see
+///   `CommandBudget`).
 /// - At most `maxInFlight` requests at once, and one per target (the bridge then applies a
 ///   target's commands in order).
 /// - Order: a group command strips the fields it sets from its members' older waiting commands;
@@ -44,7 +45,8 @@ struct CommandScheduler: Sendable {
   let limits: Limits
   private var waiting: [CommandTarget: Waiting] = [:]
   private var inFlight: [Int: Dispatch] = [:]
-  private var lastSent: [Bool: Double] = [:]
+  /// Per kind: true for group commands, false for light commands.
+  private var budgets: [Bool: CommandBudget]
   private var nextSequence = 0
   private var nextID = 0
   private var retryAt = 0.0
@@ -55,6 +57,7 @@ struct CommandScheduler: Sendable {
   init(limits: Limits) {
     self.limits = limits
     backoff = RetryBackoff(maximum: limits.retryMaxSeconds)
+    budgets = [true: CommandBudget(rate: limits.groupRate), false: CommandBudget(rate: limits.lightRate)]
   }
 
   var inFlightCount: Int { inFlight.count }
@@ -62,7 +65,7 @@ struct CommandScheduler: Sendable {
   var isIdle: Bool { waiting.isEmpty && inFlight.isEmpty }
 
   /// Seconds between two commands of a kind.
-  func interval(group: Bool) -> Double { 1.05 / (group ? limits.groupRate : limits.lightRate) }
+  func interval(group: Bool) -> Double { budgets[group]!.spacing }
 
   mutating func setGroupMembers(_ members: [String: Set<String>]) { groupMembers = members }
 
@@ -107,7 +110,7 @@ struct CommandScheduler: Sendable {
     if now < retryAt { return retryAt }
     var earliest: Double?
     for (target, entry) in waiting where !blockedByInFlight(target, entry) {
-      var time = (lastSent[target.isGroup] ?? -.infinity) + interval(group: target.isGroup)
+      guard var time = budgets[target.isGroup]!.nextTime(after: now) else { continue }
       if !target.isGroup { time = max(time, entry.arrival + limits.gatherSeconds) }
       earliest = min(earliest ?? time, time)
     }
@@ -115,8 +118,9 @@ struct CommandScheduler: Sendable {
   }
 
   /// The bridge answered `dispatch` (per-attribute errors included: they are not retried).
-  mutating func delivered(_ dispatch: Dispatch) {
+  mutating func delivered(_ dispatch: Dispatch, now: Double) {
     inFlight[dispatch.id] = nil
+    budgets[dispatch.target.isGroup]!.answered(now: now)
     backoff.reset()
   }
 
@@ -125,6 +129,7 @@ struct CommandScheduler: Sendable {
   @discardableResult
   mutating func failed(_ dispatch: Dispatch, now: Double) -> Double {
     inFlight[dispatch.id] = nil
+    budgets[dispatch.target.isGroup]!.answered(now: now)
     if let newer = waiting[dispatch.target] {
       waiting[dispatch.target] = Waiting(
         change: dispatch.change.followed(by: newer.change), sequence: newer.sequence,
@@ -146,11 +151,11 @@ struct CommandScheduler: Sendable {
   // MARK: Rules
 
   private func groupReady(now: Double) -> Bool {
-    now >= (lastSent[true] ?? -.infinity) + interval(group: true)
+    budgets[true]!.allows(now: now)
   }
 
   private func eligible(_ target: CommandTarget, _ entry: Waiting, now: Double) -> Bool {
-    guard now >= (lastSent[target.isGroup] ?? -.infinity) + interval(group: target.isGroup) else { return false }
+    guard budgets[target.isGroup]!.allows(now: now) else { return false }
     if !target.isGroup && now < entry.arrival + limits.gatherSeconds { return false }
     return !blockedByInFlight(target, entry)
   }
@@ -187,7 +192,7 @@ struct CommandScheduler: Sendable {
     nextID += 1
     let dispatch = Dispatch(id: nextID, target: target, change: entry.change, sequence: entry.sequence)
     inFlight[dispatch.id] = dispatch
-    lastSent[target.isGroup] = now
+    budgets[target.isGroup]!.sent(now: now)
     return dispatch
   }
 }

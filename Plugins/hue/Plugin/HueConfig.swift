@@ -61,7 +61,7 @@ struct HueConfig: Sendable, Equatable {
     guard let root = JSONValue(data: Data(json.utf8))?.objectValue else {
       throw ConfigError("the config is not a table")
     }
-    var reader = ConfigReader(table: root, path: "", known: Self.topKeys)
+    let reader = ConfigReader(table: root, path: "", known: Self.topKeys)
     try reader.refuseUnknownKeys()
     let bridge = try reader.string("bridge", required: true) ?? ""
     (host, port) = try Self.endpoint(bridge)
@@ -99,7 +99,7 @@ struct HueConfig: Sendable, Equatable {
 
   static func group(_ entry: JSONValue, path: String) throws -> Group {
     guard let table = entry.objectValue else { throw ConfigError("\(path) must be a table with a name") }
-    var reader = ConfigReader(table: table, path: path + ".", known: groupKeys)
+    let reader = ConfigReader(table: table, path: path + ".", known: groupKeys)
     try reader.refuseUnknownKeys()
     let name = try portName(reader.string("name", required: true) ?? "", key: "\(path).name")
     let id = try reader.identifier("id")

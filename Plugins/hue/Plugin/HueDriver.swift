@@ -125,7 +125,7 @@ final class HueDriver: @unchecked Sendable {
       guard !self.stopped else { return }
       switch result {
       case .success(let results):
-        self.scheduler.delivered(dispatch)
+        self.scheduler.delivered(dispatch, now: self.now)
         for (address, value) in results.successes { self.model.apply(success: address, value: value) }
         for error in results.errors {
           self.log(.warning, "the bridge refused part of a command to \(dispatch.target): \(error)")
@@ -175,7 +175,9 @@ final class HueDriver: @unchecked Sendable {
             .warning,
             "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")
         }
-        self.log(.info, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
+        // A bridge away for hours: every 20th retry at info, the others at debug.
+        let level: LogLevel = (self.pollBackoff.failures - 1) % 20 == 0 ? .info : .debug
+        self.log(level, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
         self.bridgeReachable = false
         self.publishAll()
       }

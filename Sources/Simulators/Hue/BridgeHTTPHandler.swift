@@ -38,7 +38,7 @@ final class BridgeHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
   private func respond(context: ChannelHandlerContext, head: HTTPRequestHead, body: [UInt8]) {
     let admitted = concurrency.enter()
     let channel = context.channel
-    let answerAndWrite = { [bridge, concurrency] in
+    let answerAndWrite: @Sendable () -> Void = { [bridge, concurrency] in
       defer { concurrency.leave() }
       let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
       let answer =

@@ -16,7 +16,7 @@ final class CommandRecord: @unchecked Sendable {
       handle = nil
       return
     }
-    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     guard let handle = FileHandle(forWritingAtPath: path) else {
       throw CommandRecordError(description: "cannot open the record file '\(path)' for writing")
     }

@@ -21,7 +21,7 @@ enum ControlCommand: Sendable, Hashable {
     "press-link-button             allow pairing for the next 30 s",
     "set ID KEY=VALUE ...          change a light behind the client's back (on, bri, hue, sat, ct)",
     "unreachable ID | reachable ID  the bulb loses or regains power/radio",
-    "latency MS                    hold every answer back MS milliseconds from now on",
+    "latency MS                    hold every request back MS milliseconds from now on",
     "light ID | lights             print the state as JSON",
     "stats                         accepted, dropped and rejected command counts",
   ]
