@@ -140,7 +140,7 @@ let package = Package(
     .target(
       name: "HomebridgeConnection",
       dependencies: [
-        "HomebridgeProtocol",
+        "HomebridgeProtocol", "PatchbayPluginKit",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],

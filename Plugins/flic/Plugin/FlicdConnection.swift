@@ -26,7 +26,7 @@ final class FlicdConnection: @unchecked Sendable {
   private var channel: Channel?
   /// Bumped on every connect attempt so late callbacks of an old socket are ignored.
   private var generation = 0
-  private var backoff = Backoff()
+  private var backoff = RetryBackoff()
   private var failuresInARow = 0
   private var stopped = false
   private var reconnectTask: Scheduled<Void>?

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import struct PatchbayPluginKit.RetryBackoff
 
 /// A websocket client of the Homebridge-websocket server that stays connected: it
 /// reconnects with back-off, announces its accessories and re-sends every value on each
@@ -25,7 +26,7 @@ public final class HomebridgeClient: @unchecked Sendable {
   // Confined to `loop`.
   private var session: ClientSession
   private var channel: (any Channel)?
-  private var backoff = ReconnectBackoff()
+  private var backoff = RetryBackoff()
   private var reconnect: Scheduled<Void>?
   private var keepalive: RepeatedTask?
   private var connectedAt: NIODeadline?
@@ -199,7 +200,7 @@ public final class HomebridgeClient: @unchecked Sendable {
     guard !stopped else { return }
     if let connectedAt, NIODeadline.now() - connectedAt > .seconds(10) { backoff.reset() }
     connectedAt = nil
-    let delay = backoff.nextDelay()
+    let delay = backoff.next()
     log(wasOpen ? .warning : .info, "\(reason); retrying in \(String(format: "%.1f", delay)) s")
     reconnect = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { self.connect() }
   }

@@ -1,4 +1,5 @@
 import HueProtocol
+import PatchbayPluginKit
 
 /// Decides which command goes to the bridge when, without any I/O (times are seconds of a
 /// monotonic clock), so its rules are tested directly:

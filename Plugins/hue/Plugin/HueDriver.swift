@@ -176,7 +176,7 @@ final class HueDriver: @unchecked Sendable {
             "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")
         }
         // A bridge away for hours: every 20th retry at info, the others at debug.
-        let level: LogLevel = (self.pollBackoff.failures - 1) % 20 == 0 ? .info : .debug
+        let level: LogLevel = (self.pollBackoff.attempts - 1) % 20 == 0 ? .info : .debug
         self.log(level, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
         self.bridgeReachable = false
         self.publishAll()
