@@ -50,7 +50,9 @@ struct FlicConfig: Sendable {
 
   /// Parses and checks the instance's JSON config; errors name the key and what is right.
   init(json: String) throws {
-    guard case .table(let root) = ConfigValue.parse(json) else { throw PluginError.config("the config is not a table") }
+    guard let root = JSONValue.parse(json).flatMap(Self.table) else {
+      throw PluginError.config("the config is not a table")
+    }
     try Self.refuseUnknownKeys(root, known: Self.topKeys, path: "")
 
     if let value = root["host"] { host = try Self.string(value, "host") }
@@ -94,7 +96,7 @@ struct FlicConfig: Sendable {
     var seenAddresses: Set<BluetoothAddress> = []
     for (index, entry) in entries.enumerated() {
       let path = "buttons.\(index)"
-      guard case .table(let table) = entry else {
+      guard let table = Self.table(entry) else {
         throw PluginError.config("\(path) must be a table with name and address")
       }
       try Self.refuseUnknownKeys(table, known: Self.buttonKeys, path: path + ".")
@@ -131,33 +133,39 @@ struct FlicConfig: Sendable {
 
   init() {}
 
-  private static func refuseUnknownKeys(_ table: [String: ConfigValue], known: [String], path: String) throws {
+  /// An object's members by key (the hub hands over each key once).
+  private static func table(_ value: JSONValue) -> [String: JSONValue]? {
+    guard case .object(let members) = value else { return nil }
+    return Dictionary(members, uniquingKeysWith: { first, _ in first })
+  }
+
+  private static func refuseUnknownKeys(_ table: [String: JSONValue], known: [String], path: String) throws {
     for key in table.keys.sorted() where !known.contains(key) {
       throw PluginError.unknownKey(key, known: known, path: path)
     }
   }
 
-  private static func string(_ value: ConfigValue, _ key: String) throws -> String {
+  private static func string(_ value: JSONValue, _ key: String) throws -> String {
     guard case .string(let text) = value else { throw PluginError.config("\(key) must be a string") }
     return text
   }
 
-  private static func integer(_ value: ConfigValue, _ key: String) throws -> Int {
-    guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
+  private static func integer(_ value: JSONValue, _ key: String) throws -> Int {
+    guard let number = value.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
       throw PluginError.config("\(key) must be an integer")
     }
     return Int(number)
   }
 
-  private static func number(_ value: ConfigValue, _ key: String, range: ClosedRange<Double>) throws -> Double {
-    guard case .number(let number) = value else { throw PluginError.config("\(key) must be a number") }
+  private static func number(_ value: JSONValue, _ key: String, range: ClosedRange<Double>) throws -> Double {
+    guard let number = value.doubleValue else { throw PluginError.config("\(key) must be a number") }
     guard range.contains(number) else {
       throw PluginError.config("\(key) must be between \(range.lowerBound) and \(range.upperBound), not \(number)")
     }
     return number
   }
 
-  private static func latency(_ value: ConfigValue, _ key: String) throws -> LatencyMode {
+  private static func latency(_ value: JSONValue, _ key: String) throws -> LatencyMode {
     let text = try string(value, key)
     guard let mode = latencyNames[text] else {
       throw PluginError.config("\(key) must be \"normal\", \"low\" or \"high\", not \"\(text)\"")
@@ -165,7 +173,7 @@ struct FlicConfig: Sendable {
     return mode
   }
 
-  private static func autoDisconnect(_ value: ConfigValue, _ key: String) throws -> Int16 {
+  private static func autoDisconnect(_ value: JSONValue, _ key: String) throws -> Int16 {
     let seconds = try integer(value, key)
     guard (0...511).contains(seconds) else {
       throw PluginError.config("\(key) must be 0...511 seconds (511 means never), not \(seconds)")
