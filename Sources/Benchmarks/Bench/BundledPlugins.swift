@@ -45,8 +45,40 @@ struct BundledPlugin: Sendable {
       """
     })
 
-  // Add hue and party-lights here once they are merged.
-  static let all = [flic, homebridge]
+  static let hue = BundledPlugin(
+    name: "hue",
+    simulator: { port, control in
+      ["hue", "--port", String(port), "--group", "living=1,2,3", "--username", "bench", "--control", control]
+    },
+    config: { port in
+      """
+      [instances.lights]
+      plugin = "hue"
+      bridge = "127.0.0.1:\(port)"
+      username = "bench"
+      [[instances.lights.groups]]
+      name = "living"
+      id = "1"
+      lights = ["1", "2", "3"]
+      expose_lights = true
+
+      """
+    })
+
+  /// Needs no peer of its own: it drives the hue instance's group.
+  static let partyLights = BundledPlugin(
+    name: "party-lights",
+    simulator: nil,
+    config: { _ in
+      """
+      [instances.party]
+      plugin = "party-lights"
+      group = "living"
+
+      """
+    })
+
+  static let all = [flic, homebridge, hue, partyLights]
 }
 
 /// The bundled plugins' simulators, started once for a benchmark and stopped at the end.
