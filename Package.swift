@@ -33,10 +33,13 @@ let package = Package(
     swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     // END homebridge products
     // BEGIN hue products
+    swiftPlugin("hue", target: "HuePluginEntry"),
     // END hue products
     // BEGIN party-lights products
+    swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     // END party-lights products
     // BEGIN bench products
+    .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
   ],
   dependencies: [
@@ -46,6 +49,7 @@ let package = Package(
     .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -77,16 +81,23 @@ let package = Package(
         // BEGIN cli plugin helpers
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        "HueProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // END cli plugin helpers
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
     // One process per plugin instance: loads the library, speaks the wire protocol.
+    // Conversions between the hub's values and the C ABI's pb_value, checked: host and kit share them.
+    .target(
+      name: "PatchbayCValues", dependencies: ["CPatchbayPlugin", "PatchbayValues"], path: "Sources/PatchbayCValues",
+      swiftSettings: strict),
     .executableTarget(
-      name: "PluginHost", dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayWire"],
+      name: "PluginHost",
+      dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayCValues", "PatchbayWire"],
       path: "Sources/PluginHost", swiftSettings: strict),
     // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
     .target(
-      name: "PatchbayPluginKit", dependencies: ["CPatchbayPlugin"], path: "Sources/PatchbayPluginKit",
+      name: "PatchbayPluginKit", dependencies: ["CPatchbayPlugin", "PatchbayValues", "PatchbayCValues"],
+      path: "Sources/PatchbayPluginKit",
       swiftSettings: strict),
     .executableTarget(
       name: "SimulatorCLI",
@@ -95,6 +106,7 @@ let package = Package(
         // BEGIN simulator dependencies
         "FlicdSimulator",
         "HomebridgeSimulator",
+        "HueSimulator",
         // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
@@ -150,10 +162,55 @@ let package = Package(
       path: "Sources/Simulators/Homebridge", swiftSettings: strict),
     // END homebridge targets
     // BEGIN hue targets
+    // Hue bridge v1 API: models, JSON, response parsing, unit conversions; shared by plugin, simulator and CLI.
+    .target(name: "HueProtocol", dependencies: ["PatchbayValues"], path: "Plugins/hue/Protocol", swiftSettings: strict),
+    // Hue lights and groups: config, rate-respecting command scheduler, poller, ports.
+    .target(
+      name: "HuePlugin",
+      dependencies: [
+        "HueProtocol", "PatchbayPluginKit", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+      ],
+      path: "Plugins/hue/Plugin", swiftSettings: strict),
+    .target(
+      name: "HuePluginEntry", dependencies: ["HuePlugin"], path: "Plugins/hue/Entry", swiftSettings: strict,
+      linkerSettings: pluginExports),
+    // `patchbay-sim hue`: a Hue bridge speaking the v1 REST API, with its validation and rate limits.
+    .target(
+      name: "HueSimulator",
+      dependencies: [
+        "HueProtocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      path: "Sources/Simulators/Hue", swiftSettings: strict),
     // END hue targets
     // BEGIN party-lights targets
+    // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
+    .target(
+      name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
+      swiftSettings: strict),
+    // The plugin glue: ports, timers, capture and restore.
+    .target(
+      name: "PartyLightsPlugin", dependencies: ["PartyLightsEffect", "PatchbayPluginKit"],
+      path: "Plugins/party-lights/Plugin", swiftSettings: strict),
+    .target(
+      name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
     // END party-lights targets
     // BEGIN bench targets
+    // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
+    // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
+    .executableTarget(
+      name: "PatchbayBench",
+      dependencies: [
+        "PatchbayHub",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
+      path: "Sources/Benchmarks/Bench", swiftSettings: strict),
     // END bench targets
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
@@ -199,8 +256,17 @@ let package = Package(
       swiftSettings: strict),
     // END homebridge tests
     // BEGIN hue tests
+    .testTarget(
+      name: "HueTests",
+      dependencies: [
+        "HueProtocol", "HuePlugin", "HueSimulator", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport",
+      ],
+      swiftSettings: strict),
     // END hue tests
     // BEGIN party-lights tests
+    .testTarget(
+      name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
     // END party-lights tests
   ]
 )

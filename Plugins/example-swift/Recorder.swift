@@ -7,6 +7,9 @@ final class Recorder {
   let handle: FileHandle
 
   init(path: String) throws {
+    // The folder may not exist yet (a fresh machine, /tmp cleaned): make it, as `run` does for state.
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
     if !FileManager.default.fileExists(atPath: path) {
       FileManager.default.createFile(atPath: path, contents: nil)
     }

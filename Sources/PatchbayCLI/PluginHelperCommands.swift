@@ -4,6 +4,7 @@ import ArgumentParser
 // plugin that needs pairing adds its command group here.
 let pluginHelperCommands: [any ParsableCommand.Type] = [
   // BEGIN plugin helper commands
-  FlicCommand.self
+  FlicCommand.self,
+  HueHelperCommand.self,
   // END plugin helper commands
 ]

@@ -153,8 +153,10 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
       let before = position
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
-      if position != before { store.setPosition(position, of: route.id) }
+      // Delivered first: the position is written at once, but that waits for fsync (several
+      // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
       deliver(output.value, to: output.targets, via: route)
+      if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
         timers.asyncAfter(deadline: .now() + .milliseconds(route.momentaryDelayMs)) { [weak self] in
@@ -218,9 +220,12 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
 
   public func unwatch(_ id: UUID) { _ = lock.withLock { watchers.removeValue(forKey: id) } }
 
-  private func notifyWatchers(_ line: String) {
+  /// The line is only formatted when someone watches (formatting every value was a visible
+  /// part of the hub's cost per message).
+  private func notifyWatchers(_ text: @autoclosure () -> String) {
     let current = lock.withLock { watchers }
     guard !current.isEmpty else { return }
+    let line = text()
     for (id, watcher) in current where Self.matches(line, pattern: watcher.pattern) {
       if !watcher.emit(line) { unwatch(id) }
     }

@@ -4,8 +4,14 @@ extension PluginContext {
   /// Decodes the instance's config into `type`. Unknown or mistyped keys become a
   /// `PluginError.config` that names the key path and what was expected.
   public func config<T: Decodable>(_ type: T.Type) throws -> T {
+    try Self.decodeConfig(type, json: configJSON)
+  }
+
+  /// Decodes a config given as JSON text, with the errors of `config(_:)`; lets a plugin's
+  /// tests check its config handling without a running host.
+  public static func decodeConfig<T: Decodable>(_ type: T.Type, json: String) throws -> T {
     do {
-      return try JSONDecoder().decode(T.self, from: Data(configJSON.utf8))
+      return try JSONDecoder().decode(T.self, from: Data(json.utf8))
     } catch let DecodingError.keyNotFound(key, context) {
       throw PluginError.config("missing required key '\(Self.path(context.codingPath + [key]))'")
     } catch let DecodingError.typeMismatch(expected, context) {

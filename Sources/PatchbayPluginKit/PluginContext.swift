@@ -1,4 +1,5 @@
 import CPatchbayPlugin
+import PatchbayCValues
 
 #if canImport(Glibc)
   import Glibc

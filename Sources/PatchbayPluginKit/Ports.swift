@@ -1,11 +1,5 @@
 import CPatchbayPlugin
 
-/// Whether a port carries events (every value, in order) or state (only the latest).
-public enum PortKind: UInt32, Sendable {
-  case event = 1
-  case state = 2
-}
-
 /// An input port declared by this instance; `receive` names the port it delivers to.
 public struct InputPort: Sendable, Hashable {
   public let index: UInt32

@@ -3,11 +3,17 @@
 #endif
 
 /// One end of a Unix SOCK_SEQPACKET socket: message boundaries are kept by the kernel, so one
-/// `send` is one frame. Sends from several threads are safe (each is atomic).
+/// `send` is one frame. Sends from several threads are safe (each is atomic); `receive` is
+/// called by one reader thread at a time (it reuses one buffer).
 public final class PacketSocket: @unchecked Sendable {
   public let descriptor: Int32
+  /// Allocated once: a fresh zeroed 64 KiB array per frame was the hub's largest cost per
+  /// message (docs/BENCHMARKS.md).
+  private var receiveBuffer: UnsafeMutableRawBufferPointer?
 
   public init(descriptor: Int32) { self.descriptor = descriptor }
+
+  deinit { receiveBuffer?.deallocate() }
 
   /// A connected pair, close-on-exec.
   public static func pair() throws(SocketError) -> (PacketSocket, PacketSocket) {
@@ -27,12 +33,17 @@ public final class PacketSocket: @unchecked Sendable {
 
   /// Blocks for the next frame.
   public func receive(limit: Int = WireProtocol.maximumFrameBytes) -> ReceiveResult {
-    var buffer = [UInt8](repeating: 0, count: limit + 1)
+    if let existing = receiveBuffer, existing.count < limit + 1 {
+      existing.deallocate()
+      receiveBuffer = nil
+    }
+    let buffer = receiveBuffer ?? .allocate(byteCount: limit + 1, alignment: 8)
+    receiveBuffer = buffer
     while true {
-      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_TRUNC)) }
+      let count = recv(descriptor, buffer.baseAddress, limit + 1, Int32(MSG_TRUNC))
       if count > 0 {
         if count > limit { return .oversized(count) }
-        return .frame(Array(buffer[0..<count]))
+        return .frame(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
       }
       if count == 0 { return .closed }
       if errno == EINTR { continue }
@@ -48,6 +59,26 @@ public final class PacketSocket: @unchecked Sendable {
       if sent == frame.count { return true }
       if sent < 0, errno == EINTR { continue }
       return false
+    }
+  }
+
+  public enum SendResult: Sendable {
+    case sent
+    /// The peer's receive queue is full; nothing was sent.
+    case wouldBlock
+    case closed
+  }
+
+  /// Sends one frame if that does not block.
+  public func trySend(_ frame: [UInt8]) -> SendResult {
+    while true {
+      let sent = frame.withUnsafeBytes {
+        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+      }
+      if sent == frame.count { return .sent }
+      if sent < 0, errno == EINTR { continue }
+      if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
+      return .closed
     }
   }
 

@@ -1,5 +1,6 @@
 import CPatchbayPlugin
 import Dispatch
+import PatchbayCValues
 import PatchbayValues
 import PatchbayWire
 
@@ -47,7 +48,10 @@ final class HostRuntime: @unchecked Sendable {
     case .start:
       pluginQueue.async { self.start() }
     case .input(let port, let value):
-      pluginQueue.async { self.deliver(port: port, value: value) }
+      // `sync` runs the callback on this thread when the plugin context is idle (no thread
+      // hand-off per input: docs/BENCHMARKS.md), and a busy plugin leaves the inputs in the
+      // hub's bounded queue instead of an unbounded one here.
+      pluginQueue.sync { self.deliver(port: port, value: value) }
     case .heartbeat(let sequence):
       // Answered from the plugin context: a callback that never returns stops the answers.
       pluginQueue.async { self.socket.send(HostMessage.heartbeat(sequence: sequence).encode()) }
@@ -229,7 +233,7 @@ final class HostRuntime: @unchecked Sendable {
     guard let port, port.direction == .output else { return PB_ERR_UNKNOWN_PORT }
     let value: Value
     do throws(ValueRejection) {
-      value = try Value(publishedBy: raw)
+      value = try Value(checking: raw)
     } catch {
       log(UInt8(PB_LOG_WARNING), "publish on '\(port.name)' refused: \(error)")
       return PB_ERR_INVALID_ARGUMENT

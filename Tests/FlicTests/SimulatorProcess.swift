@@ -1,10 +1,6 @@
 import Foundation
 import PatchbayTestSupport
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `patchbay-sim flicd` as a real process, driven through its control socket.
 final class SimulatorProcess {
   let port: Int
@@ -23,30 +19,8 @@ final class SimulatorProcess {
   /// Sends one control line and returns the simulator's one-line answer.
   @discardableResult
   func control(_ line: String) throws -> String {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      let bytes = Array(controlPath.utf8.prefix(raw.count - 1))
-      raw.copyBytes(from: bytes + [0])
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard connected == 0 else { throw SimulatorControlError(description: "cannot connect to \(controlPath)") }
-    let request = Array((line + "\n").utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var answer: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 512)
-    while !answer.contains(0x0A) {
-      let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      guard count > 0 else { break }
-      answer += chunk.prefix(count)
-    }
-    let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let answer = try ControlSocketClient.exchange(path: controlPath, request: line + "\n") { $0.contains("\n") }
+    let text = answer.trimmingCharacters(in: .whitespacesAndNewlines)
     if text.hasPrefix("error") { throw SimulatorControlError(description: "\(line): \(text)") }
     return text
   }

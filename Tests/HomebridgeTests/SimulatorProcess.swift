@@ -1,10 +1,6 @@
 import Foundation
 import PatchbayTestSupport
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `patchbay-sim homebridge` started by a test, with its control socket.
 final class SimulatorProcess {
   let port: Int
@@ -30,38 +26,10 @@ final class SimulatorProcess {
   /// Sends control commands (one per line) and returns the reply.
   @discardableResult
   func control(_ commands: String...) throws -> String {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-      let path = Array(controlPath.utf8.prefix(bytes.count - 1))
-      bytes.copyBytes(from: path)
-      bytes[path.count] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard connected == 0 else { throw ControlError(description: "cannot connect to \(controlPath)") }
-    let text = commands.map { $0 + "\n" }.joined()
-    _ = text.withCString { write(fd, $0, strlen($0)) }
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var reply = Data()
-    var buffer = [UInt8](repeating: 0, count: 4096)
     // Each command's answer ends with an empty line.
-    while String(decoding: reply, as: UTF8.self).components(separatedBy: "\n\n").count <= commands.count {
-      let count = read(fd, &buffer, buffer.count)
-      guard count > 0 else { break }
-      reply.append(contentsOf: buffer[0..<count])
+    try ControlSocketClient.exchange(path: controlPath, request: commands.map { $0 + "\n" }.joined()) {
+      $0.components(separatedBy: "\n\n").count > commands.count
     }
-    return String(decoding: reply, as: UTF8.self)
-  }
-
-  struct ControlError: Error, CustomStringConvertible {
-    var description: String
   }
 
   func stop() throws { try child.terminate() }

@@ -18,7 +18,14 @@ import Testing
       "3. Restarting the hub",
       "4. Single click after the restart", "setValue ws_morning.On = true", "scene 'Good Morning' ran",
       "5. Double click", "setValue party.On = true",
+      // The party on the Hue simulator's group: 15° steps at 75 % saturation, full brightness.
+      "group 1 <- on, hue 0°, sat 75 %, bri 100 %", "group 1 <- on, hue 15°, sat 75 %, bri 100 %",
+      "group 1 <- on, hue 30°, sat 75 %, bri 100 %", "group 1 <- on, hue 45°, sat 75 %, bri 100 %",
       "6. Hold", "setValue party.On = false",
+      // Light 3 was off: its color comes back, then it is turned off.
+      "light 3 <- on, hue 140°, sat 100 %, bri 79 %", "light 3 <- off",
+      "Every light is back as it was", "light 3: off, hue 140°, sat 100 %, bri 79 %",
+      "dropped or refused 0 for exceeding its rate",
       "Demo complete",
     ]
     var searchFrom = output.startIndex

@@ -133,9 +133,7 @@ struct FlicConfig: Sendable {
 
   private static func refuseUnknownKeys(_ table: [String: ConfigValue], known: [String], path: String) throws {
     for key in table.keys.sorted() where !known.contains(key) {
-      let close = known.min { distance($0, key) < distance($1, key) }
-      let hint = close.map { distance($0, key) <= 3 ? " (did you mean '\(path)\($0)'?)" : "" } ?? ""
-      throw PluginError.config("unknown key '\(path)\(key)'\(hint); known keys: \(known.joined(separator: ", "))")
+      throw PluginError.unknownKey(key, known: known, path: path)
     }
   }
 
@@ -173,21 +171,5 @@ struct FlicConfig: Sendable {
       throw PluginError.config("\(key) must be 0...511 seconds (511 means never), not \(seconds)")
     }
     return Int16(seconds)
-  }
-
-  /// Edit distance, for "did you mean".
-  private static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    var row = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-      var previous = row[0]
-      row[0] = i
-      for j in stride(from: 1, through: b.count, by: 1) {
-        let current = row[j]
-        row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-        previous = current
-      }
-    }
-    return row[b.count]
   }
 }

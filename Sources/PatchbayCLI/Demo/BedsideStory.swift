@@ -1,7 +1,8 @@
 /// The bedside story as a config: a Flic button under the bedside table toggles between the
 /// "Good Morning" and "Good Night" HomeKit scenes through two momentary switches; a double
-/// click toggles a "party" switch; a hold turns everything off. `etc/examples/bedside.toml` is
-/// the same config with the default ports, for a real flicd and Homebridge.
+/// click toggles party mode (the HomeKit switch "party" shows and controls it); a hold turns
+/// everything off. `etc/examples/bedside.toml` is the same config with the default ports, for
+/// a real flicd, Homebridge and Hue bridge.
 enum BedsideStory {
   static let buttonAddress = "80:e4:da:71:b6:8e"
 
@@ -11,7 +12,7 @@ enum BedsideStory {
     "ws_evening.On=true: scene Good Night: ws_morning.On=false, ws_evening.On=false, party.On=false",
   ]
 
-  static func config(directory: String, flicdPort: Int, homebridgePort: Int) -> String {
+  static func config(directory: String, flicdPort: Int, homebridgePort: Int, huePort: Int) -> String {
     """
     [hub]
     state_directory = "\(directory)/state"
@@ -49,21 +50,38 @@ enum BedsideStory {
     cycle_to = ["homekit.ws_morning.on", "homekit.ws_evening.on"]
     momentary = { reset = false, after_ms = 1500 }
 
-    # Double click: toggle the party switch.
+    # Double click: toggle party mode.
     [[routes]]
     name = "bedside-party"
     from = "bedside.button.button"
     filter = ["double_click"]
-    cycle = [true, false]
+    to = "party.toggle"
+
+    # The HomeKit switch "party": HomeKit's writes start and stop the party, and the switch
+    # shows whether it runs (a value set from here is not a HomeKit write: no loop).
+    [[routes]]
+    name = "homekit-party"
+    from = "homekit.party.on.set"
+    to = "party.run"
+    [[routes]]
+    name = "party-switch"
+    from = "party.running"
     to = "homekit.party.on"
 
-    # Hold: everything off.
+    # Hold: everything off (the party stops and restores the lights).
     [[routes]]
     name = "bedside-all-off"
     from = "bedside.button.button"
     filter = ["hold"]
     value = false
-    to = ["homekit.ws_morning.on", "homekit.ws_evening.on", "homekit.party.on"]
+    to = ["homekit.ws_morning.on", "homekit.ws_evening.on"]
+    [[routes]]
+    name = "bedside-party-off"
+    from = "bedside.button.button"
+    filter = ["hold"]
+    to = "party.stop"
+
+    \(PartyStory.config(huePort: huePort))
     """
   }
 }

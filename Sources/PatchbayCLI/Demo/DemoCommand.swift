@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import PatchbayHub
 
-/// `patchbay demo`: the bedside story end to end, with no hardware. It starts the flicd and
-/// Homebridge simulators (which speak the real protocols) and the hub with the flic and
-/// homebridge-websocket plugins, presses the button, and shows each step as it happens.
+/// `patchbay demo`: the bedside story end to end, with no hardware. It starts the flicd,
+/// Homebridge and Hue bridge simulators (which speak the real protocols) and the hub with the
+/// flic, homebridge-websocket, hue and party-lights plugins, presses the button, and shows each
+/// step as it happens, ending with a short party and the restore of the lights.
 struct DemoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract: "Show the bedside story against the simulators: press -> route -> HomeKit switch -> scene.")
+    abstract:
+      "Show the bedside story against the simulators: press -> route -> HomeKit switch -> scene, then party lights.")
 
   @Flag(help: "Keep everything running afterwards and take button presses from the keyboard.")
   var interactive = false
@@ -24,8 +26,9 @@ struct DemoCommand: ParsableCommand {
     let tools = try DemoTools()
     let flicdPort = DemoTools.freePort()
     let homebridgePort = DemoTools.freePort()
+    let huePort = DemoTools.freePort()
     let config = work + "/bedside.toml"
-    try BedsideStory.config(directory: work, flicdPort: flicdPort, homebridgePort: homebridgePort)
+    try BedsideStory.config(directory: work, flicdPort: flicdPort, homebridgePort: homebridgePort, huePort: huePort)
       .write(toFile: config, atomically: false, encoding: .utf8)
 
     say("patchbay demo: the bedside story, with simulated hardware")
@@ -46,11 +49,19 @@ struct DemoCommand: ParsableCommand {
       name: "homekit", executable: tools.simulator, arguments: homebridgeArguments,
       show: { $0.hasPrefix("setValue") || $0.hasPrefix("scene") || $0.hasPrefix("homekit set") || $0.hasPrefix("add ") }
     )
+    say("Starting the Hue bridge simulator: the bedroom group, lights 1 and 2 on, light 3 off.")
+    let hue = try DemoProcess(
+      name: "hue", executable: tools.simulator,
+      arguments: PartyStory.simulatorArguments(port: huePort, directory: work), show: { _ in false })
     defer {
       flicd.terminate()
       homebridge.terminate()
+      hue.terminate()
     }
     try waitForSocket(work + "/flicd.sock")
+    try waitForSocket(work + "/hue.sock")
+    for (light, state) in PartyStory.lightsBefore { _ = try sendControl(work + "/hue.sock", "set \(light) \(state)") }
+    let lightsBefore = try PartyStory.lightStates(control: work + "/hue.sock")
 
     var hub = try startHub(tools: tools, config: config, work: work)
     defer { hub.terminate() }
@@ -65,16 +76,39 @@ struct DemoCommand: ParsableCommand {
 
     say("")
     say("3. Restarting the hub: the toggle position is saved under its state directory.")
+    let beforeRestart = homebridge.lineCount
     hub.terminate()
     hub = try startHub(tools: tools, config: config, work: work)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
-    try homebridge.waitForLine(containing: "add party", after: homebridge.lineCount - 1, within: 60)
+    try homebridge.waitForLine(containing: "add party", after: beforeRestart, within: 60)
     try step(
       "4. Single click after the restart: back to the first scene", flicd, "single", homebridge,
       expect: "scene 'Good Morning' ran")
+    let record = HueRecord(path: work + "/hue.jsonl")
+    record.refresh()
+    var mark = record.lines.count
     try step(
-      "5. Double click: the party switch turns on", flicd, "double", homebridge, expect: "setValue party.On = true")
-    try step("6. Hold: everything off", flicd, "hold", homebridge, expect: "setValue party.On = false")
+      "5. Double click: party mode, and the HomeKit party switch shows it", flicd, "double", homebridge,
+      expect: "setValue party.On = true")
+    say("   The Hue bridge takes one group command a second; each step moves the hue 15°:")
+    try record.waitFor(5, after: mark, matching: { $0.hasPrefix("group ") }) { say("    hue     | \($0)") }
+
+    record.refresh()
+    mark = record.lines.count
+    try step(
+      "6. Hold: everything off, and the party gives each light its state back", flicd, "hold", homebridge,
+      expect: "setValue party.On = false")
+    // Three restores, and light 3 (off before the party) turned off once its color is back.
+    try record.waitFor(4, after: mark, matching: { $0.hasPrefix("light ") }) { say("    hue     | \($0)") }
+    try PartyStory.waitUntilRestored(lightsBefore, control: work + "/hue.sock")
+    say("   Every light is back as it was:")
+    for (light, state) in lightsBefore.sorted(by: { $0.key < $1.key }) { say("    hue     | light \(light): \(state)") }
+    record.refresh()
+    let outcomes = PartyStory.outcomes(record.lines)
+    let over = outcomes["dropped", default: 0] + outcomes["rejected", default: 0]
+    say(
+      "   The bridge accepted \(outcomes["accepted", default: 0]) commands and dropped or refused \(over) "
+        + "for exceeding its rate.")
     say("")
 
     if interactive {
@@ -89,7 +123,8 @@ struct DemoCommand: ParsableCommand {
         _ = try? sendControl(work + "/flicd.sock", "press \(BedsideStory.buttonAddress) \(gesture)")
       }
     }
-    say("Demo complete: every press went flicd -> flic plugin -> hub route -> homebridge plugin -> HomeKit.")
+    say("Demo complete: every press went flicd -> flic plugin -> hub route -> homebridge plugin -> HomeKit;")
+    say("the party went party-lights -> hub route -> hue plugin -> Hue bridge, and back to how it was.")
   }
 
   private func startHub(tools: DemoTools, config: String, work: String) throws -> DemoProcess {
@@ -104,8 +139,8 @@ struct DemoCommand: ParsableCommand {
       usleep(50_000)
     }
     say(
-      "The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic) and homekit (homebridge-websocket)."
-    )
+      "The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic), homekit (homebridge-websocket), "
+        + "lights (hue) and party (party-lights).")
     let watcher = Thread {
       try? ControlClient.watch(pattern: "*", socket: work + "/control.sock") { line in
         // The route's view: the button's value, and what HomeKit writes back.

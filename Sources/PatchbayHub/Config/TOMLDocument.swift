@@ -15,6 +15,14 @@ enum TOMLDocument {
   }
 
   static func parse(_ text: String, file: String) -> Result<JSONValue, ConfigDiagnostic> {
+    if let header = TableHeaderGuard.firstMalformedHeader(in: text) {
+      return .failure(
+        ConfigDiagnostic(
+          file: file, line: header.line, column: header.column,
+          message:
+            "TOML syntax error: a table header must start with a key (letters, digits, _ or -, or a quoted key),"
+            + " saw '\(header.found.escaped(asASCII: true))'"))
+    }
     do {
       let table = try TOMLTable(string: text)
       return .success(convert(table))

@@ -18,6 +18,9 @@ final class InstanceInbox: @unchecked Sendable {
   /// The newest value handed over on every state input, replayed first after a restart.
   private var deliveredState: [String: Value] = [:]
   private var queuedEvents = 0
+  /// An input is on its way to the process (taken by `next` or `claim`): the next one waits,
+  /// so inputs reach the process in the order they came.
+  private var sending = false
   private var open = false
   private var closed = false
   let bound: Int
@@ -38,6 +41,27 @@ final class InstanceInbox: @unchecked Sendable {
     }
     condition.signal()
     return true
+  }
+
+  /// Takes `value` for sending at once when nothing is queued or on its way (the caller then
+  /// sends it and calls `finishSending`); false: `enqueue` it instead.
+  func claim(port: String, kind: PortKind, value: Value) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard open, !closed, !sending, queue.isEmpty else { return false }
+    sending = true
+    if kind == .state { deliveredState[port] = value }
+    return true
+  }
+
+  /// The input taken by `next` or `claim` was sent (or put back).
+  func finishSending() {
+    condition.lock()
+    sending = false
+    // Wake the delivery thread only for work: a wake-up per directly sent input is a
+    // futex call and a context switch for nothing.
+    if !queue.isEmpty { condition.signal() }
+    condition.unlock()
   }
 
   /// A new process is ready: before anything newer it gets the latest value of every state
@@ -70,12 +94,13 @@ final class InstanceInbox: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// Blocks until an input can be delivered; nil once closed.
+  /// Blocks until an input can be delivered; nil once closed. Call `finishSending` after it.
   func next() -> (port: String, value: Value)? {
     condition.lock()
     defer { condition.unlock() }
-    while !closed && (!open || queue.isEmpty) { condition.wait() }
+    while !closed && (!open || queue.isEmpty || sending) { condition.wait() }
     guard !closed, let item = queue.popFirst() else { return nil }
+    sending = true
     switch item {
     case .event(let port, let value):
       queuedEvents -= 1

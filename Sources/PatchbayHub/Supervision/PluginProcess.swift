@@ -112,5 +112,8 @@ final class PluginProcess: @unchecked Sendable {
   @discardableResult
   func send(_ message: HubMessage) -> Bool { socket.send(message.encode()) }
 
+  /// Sends without blocking on a full socket.
+  func trySend(_ message: HubMessage) -> PacketSocket.SendResult { socket.trySend(message.encode()) }
+
   func signal(_ number: Int32) { _ = Glibc.kill(pid, number) }
 }

@@ -1,16 +1,24 @@
 import CPatchbayPlugin
 import PatchbayValues
 
-/// Why a value a plugin published was refused.
-enum ValueRejection: Error {
+/// Why a C value was refused.
+public enum ValueRejection: Error, CustomStringConvertible {
   case unknownType(UInt32)
   case invalid(String)
+
+  public var description: String {
+    switch self {
+    case .unknownType(let type): "unknown value type \(type)"
+    case .invalid(let reason): reason
+    }
+  }
 }
 
 extension Value {
-  /// Reads a value a plugin published; the pointer is borrowed for this call only.
-  /// Untrusted: types, actions, lengths and numbers are all checked.
-  init(publishedBy raw: UnsafePointer<pb_value>) throws(ValueRejection) {
+  /// Reads a C value; the pointer is borrowed for this call only. Untrusted: types, actions,
+  /// lengths and numbers are all checked (the plugin host reads what plugins publish with it,
+  /// the plugin kit what the host delivers).
+  public init(checking raw: UnsafePointer<pb_value>) throws(ValueRejection) {
     let size = Int(raw.pointee.size)
     guard size >= 8 else { throw .invalid("pb_value.size \(size) is too small") }
     let value = raw.pointee
@@ -67,7 +75,7 @@ extension Value {
   }
 
   /// Calls `body` with a C view of the value, valid only during the call.
-  func withCValue<R>(_ body: (UnsafePointer<pb_value>) -> R) -> R {
+  public func withCValue<R>(_ body: (UnsafePointer<pb_value>) -> R) -> R {
     var raw = pb_value()
     raw.size = UInt32(MemoryLayout<pb_value>.size)
     raw.type = type.rawValue

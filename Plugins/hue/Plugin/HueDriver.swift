@@ -1,0 +1,246 @@
+import Foundation
+import HueProtocol
+import NIOCore
+import PatchbayPluginKit
+
+/// Runs one bridge: polls it, sends commands through the `CommandScheduler`, and publishes the
+/// groups' and lights' state. All its state lives on one event loop; the public methods may be
+/// called from any thread and hop there, in call order.
+final class HueDriver: @unchecked Sendable {
+  typealias Publish = @Sendable (Value, OutputPort) -> Void
+  typealias Log = @Sendable (LogLevel, String) -> Void
+
+  let config: HueConfig
+  let ports: [GroupPorts]
+  let loop: any EventLoop
+  let client: BridgeClient
+  private let logLine: Log
+
+  // Event loop state.
+  private var model = BridgeModel()
+  private var scheduler: CommandScheduler
+  private var bridgeReachable: Bool?
+  private var pollInFlight = false
+  private var pollBackoff: RetryBackoff
+  private var pollTimer: Scheduled<Void>?
+  private var wakeTimer: (at: Double, task: Scheduled<Void>)?
+  /// Group commands that came before the bridge was read (the group's members are unknown).
+  private var unresolved: [Int: HueStateChange] = [:]
+  private var publisher: StatePublisher
+  private var warnedMismatch: Set<Int> = []
+  private var warnedMissing: Set<String> = []
+  private var stopped = false
+
+  init(
+    config: HueConfig, ports: [GroupPorts], loop: any EventLoop, client: BridgeClient, publish: @escaping Publish,
+    log: @escaping Log
+  ) {
+    self.config = config
+    self.ports = ports
+    self.loop = loop
+    self.client = client
+    logLine = log
+    scheduler = CommandScheduler(
+      limits: .init(
+        groupRate: config.groupRate, lightRate: config.lightRate, maxInFlight: config.maxInFlight,
+        retryMaxSeconds: config.retryMaxSeconds))
+    pollBackoff = RetryBackoff(maximum: config.retryMaxSeconds)
+    publisher = StatePublisher(config: config, ports: ports, publish: publish)
+  }
+
+  // MARK: Any thread
+
+  func start() { loop.execute { self.poll() } }
+
+  /// A command on `G.light`.
+  func submit(_ command: LightCommand, toGroup index: Int) {
+    loop.execute { self.submitGroup(LightConversion.change(command), index) }
+  }
+
+  /// A command on `G.M.light`.
+  func submit(_ command: LightCommand, toMember member: Int, ofGroup index: Int) {
+    loop.execute {
+      let id = self.config.groups[index].members[member].lightID
+      self.submitLights(LightConversion.change(command), [id])
+    }
+  }
+
+  func stop() {
+    try? loop.submit {
+      self.stopped = true
+      self.pollTimer?.cancel()
+      self.wakeTimer?.task.cancel()
+    }.wait()
+    client.shutdown()
+  }
+
+  // MARK: Commands
+
+  private func submitGroup(_ change: HueStateChange, _ index: Int) {
+    guard let members = members(of: index) else {
+      if unresolved[index] == nil {
+        log(.info, "\(config.groups[index].name): the bridge was not read yet; the newest command waits for it")
+      }
+      unresolved[index] = unresolved[index].map { $0.followed(by: change) } ?? change
+      return
+    }
+    let adjusted = Self.dropSettingsOfOffLights(change, members.map { model.lights[$0] })
+    if let id = bridgeGroup(of: index, members: members) {
+      scheduler.submit(adjusted, to: .group(id), now: now)
+      pump()
+    } else {
+      submitLights(adjusted, members)
+    }
+  }
+
+  private func submitLights(_ change: HueStateChange, _ ids: [String]) {
+    for id in ids {
+      scheduler.submit(Self.dropSettingsOfOffLights(change, [model.lights[id]]), to: .light(id), now: now)
+    }
+    pump()
+  }
+
+  /// Switching off lights that are all off: only `on` is sent, since the bridge refuses
+  /// anything else for an off light (error 201).
+  static func dropSettingsOfOffLights(_ change: HueStateChange, _ states: [HueLightState?]) -> HueStateChange {
+    guard change.on == false, !states.isEmpty, states.allSatisfy({ $0?.on == false }) else { return change }
+    return HueStateChange(on: false, transitionTime: change.transitionTime)
+  }
+
+  private func pump() {
+    guard !stopped else { return }
+    while let dispatch = scheduler.nextDispatch(now: now, busy: pollInFlight ? 1 : 0) { send(dispatch) }
+    guard let wake = scheduler.nextWakeup(now: now) else { return }
+    if let current = wakeTimer, current.at <= wake, current.at > now { return }
+    wakeTimer?.task.cancel()
+    let task = loop.scheduleTask(in: .nanoseconds(Int64(max(0, wake - now) * 1e9) + 1_000_000)) {
+      self.wakeTimer = nil
+      self.pump()
+    }
+    wakeTimer = (wake, task)
+  }
+
+  private func send(_ dispatch: CommandScheduler.Dispatch) {
+    client.put(dispatch.target.path, dispatch.change.json, on: loop).whenComplete { result in
+      guard !self.stopped else { return }
+      switch result {
+      case .success(let results):
+        self.scheduler.delivered(dispatch, now: self.now)
+        for (address, value) in results.successes { self.model.apply(success: address, value: value) }
+        for error in results.errors {
+          self.log(.warning, "the bridge refused part of a command to \(dispatch.target): \(error)")
+        }
+        self.publishAll()
+      case .failure(let error):
+        let delay = self.scheduler.failed(dispatch, now: self.now)
+        self.log(
+          .warning,
+          "command to \(dispatch.target) failed (\(self.describe(error))); kept, retrying in \(String(format: "%.1f", delay)) s"
+        )
+      }
+      self.pump()
+    }
+  }
+
+  // MARK: Polling
+
+  private func poll() {
+    guard !stopped, !pollInFlight else { return }
+    pollInFlight = true
+    let lights = client.get("/lights", on: loop)
+    lights.flatMap { lightData in
+      self.client.get("/groups", on: self.loop).map { (lightData, $0) }
+    }.flatMapThrowing { lightData, groupData in
+      do throws(HueParseError) {
+        return (try HueAnswerParser.lights(lightData), try HueAnswerParser.groups(groupData))
+      } catch {
+        throw BridgeClient.Failure.unreadable(error)
+      }
+    }.whenComplete { result in
+      self.pollInFlight = false
+      guard !self.stopped else { return }
+      let delay: Double
+      switch result {
+      case .success(let (lights, groups)):
+        self.read(lights: lights, groups: groups)
+        delay = self.config.pollIntervalSeconds
+      case .failure(let error):
+        delay = self.pollBackoff.next()
+        if case BridgeClient.Failure.unreadable(.bridgeErrors(let errors)) = error,
+          errors.contains(where: { $0.known == .unauthorizedUser })
+        {
+          self.log(.error, "the bridge does not know this username: pair again with `patchbay hue pair BRIDGE`")
+        } else if self.bridgeReachable != false {
+          self.log(
+            .warning,
+            "the bridge at \(self.client.base) does not answer (\(self.describe(error))); retrying with back-off")
+        }
+        // A bridge away for hours: every 20th retry at info, the others at debug.
+        let level: LogLevel = (self.pollBackoff.failures - 1) % 20 == 0 ? .info : .debug
+        self.log(level, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
+        self.bridgeReachable = false
+        self.publishAll()
+      }
+      self.pollTimer = self.loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { self.poll() }
+      self.pump()
+    }
+  }
+
+  private func read(lights: [String: HueLight], groups: [String: HueGroup]) {
+    if bridgeReachable != true {
+      log(.info, "the bridge at \(client.base) answers: \(lights.count) lights, \(groups.count) groups")
+    }
+    bridgeReachable = true
+    pollBackoff.reset()
+    model.lights = lights.mapValues(\.state)
+    model.groups = groups
+    model.wasRead = true
+    scheduler.setGroupMembers(model.groupMembers)
+    scheduler.bridgeAnswered(now: now)
+    for group in config.groups {
+      for member in group.members where lights[member.lightID] == nil && warnedMissing.insert(member.lightID).inserted {
+        log(.warning, "\(group.name).\(member.name): the bridge has no light \(member.lightID)")
+      }
+    }
+    for (index, change) in unresolved.sorted(by: { $0.key < $1.key }) where members(of: index) != nil {
+      unresolved[index] = nil
+      submitGroup(change, index)
+    }
+    publishAll()
+  }
+
+  // MARK: Membership and publishing
+
+  private func members(of index: Int) -> [String]? {
+    GroupMembership(group: config.groups[index], model: model).members
+  }
+
+  /// The bridge group for a whole-group command; nil means per light (warned once when the
+  /// configured bridge group has other members than `lights`).
+  private func bridgeGroup(of index: Int, members: [String]) -> String? {
+    let membership = GroupMembership(group: config.groups[index], model: model)
+    if let configured = membership.mismatchedBridgeGroup(members: members), warnedMismatch.insert(index).inserted {
+      log(
+        .warning,
+        "\(config.groups[index].name): bridge group \(configured) has other members than `lights`; sending per light")
+    }
+    return membership.bridgeGroup(members: members)
+  }
+
+  private func publishAll() {
+    publisher.publishAll(model: model, bridgeReachable: bridgeReachable == true)
+  }
+
+  // MARK: Helpers
+
+  private var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
+
+  private func describe(_ error: any Error) -> String {
+    client.redact((error as? BridgeClient.Failure)?.description ?? "\(error)")
+  }
+
+  /// Every line passes the redaction: the username never reaches a log.
+  private func log(_ level: LogLevel, _ message: String) {
+    logLine(level, client.redact(message))
+  }
+}

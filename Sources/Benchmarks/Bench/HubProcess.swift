@@ -1,0 +1,50 @@
+import Foundation
+import PatchbayHub
+
+/// `patchbay run` with a benchmark's config, in its own directory, spoken to through its
+/// control socket like `patchbay status` and `patchbay send` do.
+final class HubProcess {
+  let directory: String
+  let process: Subprocess
+  var socket: String { directory + "/control.sock" }
+  var pid: Int32 { process.pid }
+
+  /// Writes `config` (after the common `[hub]` section) and starts the hub.
+  init(tools: BenchTools, directory: String, config: String) throws {
+    self.directory = directory
+    let file = directory + "/patchbay.toml"
+    try (tools.hubSection(directory: directory) + config).write(toFile: file, atomically: false, encoding: .utf8)
+    process = try Subprocess(tools.patchbay, ["run", "--config", file], log: directory + "/hub.log")
+  }
+
+  /// The hub's answer to `status`, or nil while its control socket is not up yet.
+  func status() -> HubStatus? {
+    try? ControlClient.request(ControlRequest(command: .status), socket: socket).status
+  }
+
+  /// Waits until every instance is running; returns the status that showed it.
+  @discardableResult
+  func waitUntilRunning(within seconds: Double = 60, interval: UInt32 = 2000) throws -> HubStatus {
+    var last: HubStatus?
+    try waitFor("every instance of the hub in \(directory) to run", within: seconds, interval: interval) {
+      guard process.process.isRunning else { return true }
+      last = status()
+      return last.map { $0.instances.allSatisfy { $0.phase == .running } } ?? false
+    }
+    guard process.process.isRunning, let last else {
+      throw BenchError("the hub in \(directory) ended; see \(directory)/hub.log")
+    }
+    return last
+  }
+
+  /// `patchbay send ADDRESS VALUE`.
+  func send(_ address: String, _ value: String) throws {
+    let response = try ControlClient.request(
+      ControlRequest(command: .send, address: address, value: value), socket: socket)
+    guard response.ok else { throw BenchError("send \(address) \(value): \(response.message ?? "refused")") }
+  }
+
+  func pid(of instance: String) -> Int32? { status()?.instances.first { $0.name == instance }?.pid }
+
+  func stop() { process.terminate() }
+}

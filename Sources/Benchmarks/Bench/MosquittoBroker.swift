@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A mosquitto broker on loopback, the event backbone many home hubs use, with its own config.
+final class MosquittoBroker {
+  let port: Int
+  let process: Subprocess
+  var pid: Int32 { process.pid }
+
+  static let executable = "/usr/sbin/mosquitto"
+  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+  init(directory: String) throws {
+    port = Self.freePort()
+    let config = directory + "/mosquitto.conf"
+    try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n"
+      .write(toFile: config, atomically: false, encoding: .utf8)
+    process = try Subprocess(Self.executable, ["-c", config], log: directory + "/mosquitto.log")
+    try waitFor("mosquitto to listen on port \(port)", within: 30, interval: 10_000) { Self.accepts(port) }
+  }
+
+  func stop() { process.terminate() }
+
+  /// A loopback TCP port the kernel just handed out (and took back).
+  static func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        _ = bind(fd, $0, length)
+        _ = getsockname(fd, $0, &length)
+      }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  private static func accepts(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port: port)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+
+  private static func loopback(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return address
+  }
+}
