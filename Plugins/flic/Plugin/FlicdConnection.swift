@@ -79,7 +79,7 @@ final class FlicdConnection: @unchecked Sendable {
     let attempt = generation
     ClientBootstrap(group: loop)
       .connectTimeout(.seconds(5))
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .channelOption(.tcpOption(.tcp_nodelay), value: 1)
       .channelInitializer { [self] channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(FlicdClientHandler(connection: self, generation: attempt))

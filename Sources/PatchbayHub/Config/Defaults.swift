@@ -21,7 +21,12 @@ public enum Defaults {
 
   public static var controlSocket: String {
     if let override = ProcessInfo.processInfo.environment["RUNTIME_DIRECTORY"] { return override + "/control.sock" }
-    if FileManager.default.isWritableFile(atPath: "/run/patchbay") { return "/run/patchbay/control.sock" }
+    // The service's socket: the hub can write there, or a CLI user of group patchbay reaches it.
+    if FileManager.default.isWritableFile(atPath: "/run/patchbay")
+      || FileManager.default.fileExists(atPath: "/run/patchbay/control.sock")
+    {
+      return "/run/patchbay/control.sock"
+    }
     return "/tmp/patchbay-\(getuid())/control.sock"
   }
 }

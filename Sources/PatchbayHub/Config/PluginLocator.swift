@@ -17,7 +17,12 @@ public struct PluginLocator: Sendable {
     if let extra = ProcessInfo.processInfo.environment["PATCHBAY_PLUGIN_PATH"] {
       path += extra.split(separator: ":").map(String.init)
     }
-    path += [executableDirectory, executableDirectory + "/../lib/patchbay/plugins", Self.installedPluginDirectory]
+    // The executable's own directory holds plugins only in a `swift build` tree, where the
+    // plugin host sits beside it; installed, it is /usr/bin (whose ld.so is no plugin).
+    if FileManager.default.isExecutableFile(atPath: executableDirectory + "/patchbay-plugin-host") {
+      path.append(executableDirectory)
+    }
+    path += [executableDirectory + "/../lib/patchbay/plugins", Self.installedPluginDirectory]
     searchPath = path
     let candidates = [
       ProcessInfo.processInfo.environment["PATCHBAY_PLUGIN_HOST"], executableDirectory + "/patchbay-plugin-host",

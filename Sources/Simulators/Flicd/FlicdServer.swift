@@ -40,7 +40,7 @@ public final class FlicdServer: @unchecked Sendable {
     let channel = try ServerBootstrap(group: group)
       // A test kills and restarts the simulator on the same port.
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+      .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(ClientSessionHandler(daemon: daemon))
