@@ -1,4 +1,5 @@
 import HueProtocol
+import PatchbayPluginKit
 import PatchbayValues
 
 /// Reads typed values out of one config table, naming `path + key` in every error.
@@ -9,9 +10,7 @@ struct ConfigReader {
 
   func refuseUnknownKeys() throws {
     for key in table.keys.sorted() where !known.contains(key) {
-      let close = known.min { Self.distance($0, key) < Self.distance($1, key) }
-      let hint = close.flatMap { Self.distance($0, key) <= 3 ? " (did you mean '\(path)\($0)'?)" : nil } ?? ""
-      throw ConfigError("unknown key '\(path)\(key)'\(hint); known keys: \(known.joined(separator: ", "))")
+      throw PluginError.unknownKey(key, known: known, path: path)
     }
   }
 
@@ -85,21 +84,5 @@ struct ConfigReader {
       text.allSatisfy(\.isNumber)
     else { return nil }
     return text
-  }
-
-  /// Edit distance, for "did you mean".
-  static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    guard !a.isEmpty else { return b.count }
-    var previousRow = Array(0...b.count)
-    for i in 1...a.count {
-      var row = [i] + Array(repeating: 0, count: b.count)
-      for j in stride(from: 1, through: b.count, by: 1) {
-        row[j] = Swift.min(previousRow[j] + 1, row[j - 1] + 1, previousRow[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      previousRow = row
-    }
-    return previousRow[b.count]
   }
 }
