@@ -10,6 +10,11 @@ struct CheckCommand: ParsableCommand {
   @OptionGroup var options: ConfigOptions
 
   func run() throws {
+    if let crash = ParserIsolation.crash(mainFile: options.config) {
+      printError(crash.description)
+      printError("1 problem found")
+      throw ExitCode(1)
+    }
     let (config, structural) = ConfigLoader().loadCollectingErrors(mainFile: options.config)
     // Instances that failed to parse are unknown to the route checks; don't report their
     // routes twice.

@@ -96,6 +96,42 @@ import Testing
     }
   }
 
+  /// toml++ aborts on some malformed files. The guard turns the known ones into syntax errors;
+  /// with the guard switched off, the real parser aborts, in a child process, and `check` and
+  /// `run` still name the file and the line instead of dying.
+  @Test func aParserAbortIsReportedWithFileAndLine() throws {
+    let harness = try HubHarness()
+    try harness.linkBuiltPlugins(["example-c"])
+    try harness.writeConfig(
+      """
+      [instances.counter]
+      plugin = "example-c"
+      """)
+    try harness.directory.write(
+      "conf.d/20-broken.toml",
+      """
+      # a stray brace inside an array
+      [instances.other]
+      plugin = "example-c"
+      tags = [
+        "a",
+      }
+      """)
+    let broken = harness.directory.path + "/conf.d/20-broken.toml"
+    let guarded = try harness.cli("check")
+    #expect(guarded.status == 1)
+    #expect(guarded.output.contains("\(broken):6:1: TOML syntax error:"), "\(guarded.output)")
+
+    let patchbay = BuildProducts.executable("patchbay")
+    for command in ["check", "run"] {
+      let child = try ChildProcess(
+        patchbay, [command, "--config", harness.configPath], environment: ["PATCHBAY_UNGUARDED_TOML": "1"])
+      #expect(try child.waitForExit(within: 120) == 1)
+      try child.waitForLine(containing: "\(broken):6: the TOML parser (toml++) aborted", within: 30)
+      #expect(!child.output.contains("hub started"))
+    }
+  }
+
   @Test func acceptsTheShippedExample() throws {
     let example = HubHarness.repositoryRoot + "/etc/examples/counter.toml"
     let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", example])

@@ -3,8 +3,12 @@ import PatchbayValues
 import TOMLKit
 
 /// Reads one TOML file into a JSON-shaped tree, or a diagnostic with line and column.
-enum TOMLDocument {
-  static func read(_ path: String) -> Result<JSONValue, ConfigDiagnostic> {
+public enum TOMLDocument {
+  /// `PATCHBAY_UNGUARDED_TOML=1` skips `TOMLTrapGuard`, so tests can make the real parser abort
+  /// and check that the CLI's parser isolation reports it. Never set it otherwise.
+  static let unguarded = ProcessInfo.processInfo.environment["PATCHBAY_UNGUARDED_TOML"] == "1"
+
+  public static func read(_ path: String) -> Result<JSONValue, ConfigDiagnostic> {
     guard let data = FileManager.default.contents(atPath: path) else {
       return .failure(ConfigDiagnostic(file: path, message: "cannot read the file"))
     }
@@ -14,14 +18,12 @@ enum TOMLDocument {
     return parse(text, file: path)
   }
 
-  static func parse(_ text: String, file: String) -> Result<JSONValue, ConfigDiagnostic> {
-    if let header = TableHeaderGuard.firstMalformedHeader(in: text) {
+  public static func parse(_ text: String, file: String) -> Result<JSONValue, ConfigDiagnostic> {
+    if let trap = TOMLTrapGuard.firstTrap(in: text), !unguarded {
       return .failure(
         ConfigDiagnostic(
-          file: file, line: header.line, column: header.column,
-          message:
-            "TOML syntax error: a table header must start with a key (letters, digits, _ or -, or a quoted key),"
-            + " saw '\(header.found.escaped(asASCII: true))'"))
+          file: file, line: trap.line, column: trap.column,
+          message: "TOML syntax error: \(trap.problem), saw '\(trap.found.escaped(asASCII: true))'"))
     }
     do {
       let table = try TOMLTable(string: text)

@@ -1,20 +1,26 @@
-/// Finds table headers that toml++ cannot report as an error.
+/// Finds the malformed TOML that toml++ aborts on instead of reporting.
 ///
-/// toml++ 3.x (bundled in TOMLKit 0.6.0) asserts, and so aborts the whole process, when a table
-/// header starts with a character that cannot begin a key (`[}instances.a]`, `[,routes]`,
-/// `[[ {x]]`): `parser::parse_key()` expects its caller to have checked, and the header path does
-/// not. The config fuzzer found it. This scan runs before the real parser and turns such a header
-/// into an ordinary syntax error with line and column. It follows just enough of TOML (comments,
-/// the four string forms, brackets of array and inline-table values) to know where a line starts
-/// a statement; everything else is left to the real parser.
-enum TableHeaderGuard {
+/// toml++ 3.4 (bundled in TOMLKit 0.6.0) keeps its `assert`s in every build (SwiftPM defines no
+/// `NDEBUG`), and some of them check what the parser's own callers forgot to check, so a
+/// malformed file aborts the whole process. The config fuzzer found two such traps:
+/// - a table header that starts with a character that cannot begin a key (`[}instances.a]`,
+///   `[,routes]`, `[[ {x]]`): `parser::parse_key()` asserts;
+/// - a `}` where an array expects a value (`ports = [ }`, `a = [1, }]`):
+///   `parser::parse_value()` asserts `!is_value_terminator(*cp)`.
+/// This scan runs before the real parser and turns both into ordinary syntax errors with line
+/// and column. It follows just enough of TOML (comments, the four string forms, brackets of
+/// array and inline-table values) to know where a statement starts and which bracket is open;
+/// everything else is left to the real parser. The CLI parses in a child process as well
+/// (`ParserIsolation`), for traps nobody has found yet.
+enum TOMLTrapGuard {
   struct Finding: Equatable {
     var line: Int
     var column: Int
     var found: Unicode.Scalar
+    var problem: String
   }
 
-  static func firstMalformedHeader(in text: String) -> Finding? {
+  static func firstTrap(in text: String) -> Finding? {
     var scanner = Scanner(Array(text.unicodeScalars))
     return scanner.run()
   }
@@ -24,8 +30,9 @@ enum TableHeaderGuard {
     var index = 0
     var line = 1
     var lineStart = 0
-    /// Open `[` and `{` of values: a `[` is a table header only outside any value.
-    var depth = 0
+    /// The open `[` and `{` of values, innermost last: a `[` is a table header only outside
+    /// any value, and a `}` inside an array is the second trap.
+    var open: [Unicode.Scalar] = []
     var atStatementStart = true
 
     init(_ text: [Unicode.Scalar]) { self.text = text }
@@ -36,7 +43,7 @@ enum TableHeaderGuard {
         switch scalar {
         case "\n":
           newLine(after: index)
-          if depth == 0 { atStatementStart = true }
+          if open.isEmpty { atStatementStart = true }
           index += 1
           continue
         case " ", "\t", "\r":
@@ -47,15 +54,17 @@ enum TableHeaderGuard {
           continue
         case "\"", "'":
           skipString(delimiter: scalar)
-        case "[" where depth == 0 && atStatementStart:
+        case "[" where open.isEmpty && atStatementStart:
           if let finding = checkHeader() { return finding }
           skipToEndOfLine()
           continue
         case "[", "{":
-          depth += 1
+          open.append(scalar)
           index += 1
+        case "}" where open.last == "[":
+          return finding(at: index, "an array holds values separated by commas and ends with ']'")
         case "]", "}":
-          depth = max(0, depth - 1)
+          _ = open.popLast()
           index += 1
         default:
           index += 1
@@ -73,7 +82,11 @@ enum TableHeaderGuard {
       guard position < text.count else { return nil }
       let first = text[position]
       if Self.isBareKeyCharacter(first) || first == "\"" || first == "'" || first == "]" { return nil }
-      return Finding(line: line, column: position - lineStart + 1, found: first)
+      return finding(at: position, "a table header must start with a key (letters, digits, _ or -, or a quoted key)")
+    }
+
+    func finding(at position: Int, _ problem: String) -> Finding {
+      Finding(line: line, column: position - lineStart + 1, found: text[position], problem: problem)
     }
 
     static func isBareKeyCharacter(_ scalar: Unicode.Scalar) -> Bool {
