@@ -44,7 +44,7 @@ struct RunCommand: ParsableCommand {
       throw ExitCode(1)
     }
     let server = ControlServer(path: config.hub.controlSocket, hub: hub) {
-      IsolatedCheck.reload(hub, configFile: configFile)
+      ConfigReload.apply(to: hub, configFile: configFile)
     }
     do throws(ControlError) {
       try server.start()
@@ -54,7 +54,7 @@ struct RunCommand: ParsableCommand {
     let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signals)
     hangup.setEventHandler {
       logger.notice("SIGHUP: reloading \(configFile)")
-      switch IsolatedCheck.reload(hub, configFile: configFile) {
+      switch ConfigReload.apply(to: hub, configFile: configFile) {
       case .success(let summary): logger.notice("reloaded: \(summary)")
       case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\(errors)")
       }

@@ -2,9 +2,6 @@ import Foundation
 import PatchbayValues
 
 extension Hub {
-  /// Applies a config that `patchbay check` (run in its own process) already accepted.
-  public func reload(checked newConfig: HubConfig) -> ReloadSummary { applyReload(newConfig) }
-
   /// Applies a new config by starting, stopping or restarting only the instances that changed,
   /// and rebuilding the routes. An invalid config is refused with `check`'s messages and the
   /// running hub is left exactly as it was.

@@ -122,8 +122,8 @@ import Testing
     #expect(refused.output.contains("type mismatch: counter.count is integer but probe.scene is bool"))
     #expect(try pids() == after)
 
-    // A file that makes the TOML parser abort (found by the config fuzzer) is refused too,
-    // because it is checked in a child process first; the hub keeps running.
+    // A file that made the TOML parser abort (a config fuzzer finding) is refused too, as a
+    // syntax error; the hub keeps running.
     let finding = HubHarness.repositoryRoot + "/Fuzz/config/findings/toml-parse-key-assertion.toml"
     try FileManager.default.removeItem(atPath: harness.configPath)
     try FileManager.default.copyItem(atPath: finding, toPath: harness.configPath)
