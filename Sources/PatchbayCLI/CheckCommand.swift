@@ -10,12 +10,7 @@ struct CheckCommand: ParsableCommand {
   @OptionGroup var options: ConfigOptions
 
   func run() throws {
-    if let crash = ParserIsolation.crash(mainFile: options.config) {
-      printError(crash.description)
-      printError("1 problem found")
-      throw ExitCode(1)
-    }
-    let (config, structural) = ConfigLoader().loadCollectingErrors(mainFile: options.config)
+    let (config, structural) = ConfigLoader.isolated.loadCollectingErrors(mainFile: options.config)
     // Instances that failed to parse are unknown to the route checks; don't report their
     // routes twice.
     let problems = structural + ConfigChecker(config: config).check(config, skippingRoutesTo: structural.instanceNames)

@@ -11,11 +11,7 @@ struct ConfigOptions: ParsableArguments {
   var socket: String?
 
   func load() throws -> HubConfig {
-    if let crash = ParserIsolation.crash(mainFile: config) {
-      printError(crash.description)
-      throw ExitCode(1)
-    }
-    switch ConfigLoader().load(mainFile: config) {
+    switch ConfigLoader.isolated.load(mainFile: config) {
     case .success(let loaded): return loaded
     case .failure(let errors):
       printError(errors.description)
@@ -26,8 +22,7 @@ struct ConfigOptions: ParsableArguments {
   /// The socket to talk to: the flag, else the config's, else the default.
   func controlSocket() -> String {
     if let socket { return socket }
-    guard ParserIsolation.crash(mainFile: config) == nil else { return Defaults.controlSocket }
-    if case .success(let loaded) = ConfigLoader().load(mainFile: config) { return loaded.hub.controlSocket }
+    if case .success(let loaded) = ConfigLoader.isolated.load(mainFile: config) { return loaded.hub.controlSocket }
     return Defaults.controlSocket
   }
 }

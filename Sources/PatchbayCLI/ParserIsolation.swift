@@ -85,3 +85,8 @@ enum ParserIsolation {
     String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init)
   }
 }
+
+extension ConfigLoader {
+  /// The loader every CLI command uses: files are parsed in a child process first.
+  static let isolated = ConfigLoader(preflight: ParserIsolation.crash)
+}

@@ -3,7 +3,7 @@ import PatchbayValues
 
 /// Reads the main config file and `conf.d/*.toml` (in name order) into a `HubConfig`,
 /// collecting every structural problem instead of stopping at the first.
-public struct ConfigLoader {
+public struct ConfigLoader: Sendable {
   /// Keys of an instance section that belong to the hub, not to the plugin.
   public static let hubInstanceKeys = [
     "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
@@ -14,7 +14,14 @@ public struct ConfigLoader {
   static let routeKeys = ["name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary"]
   static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
-  public init() {}
+  /// Runs before any file is parsed; a diagnostic it returns is the only one reported. The CLI
+  /// passes `ParserIsolation.crash`, which parses the files in a child process first, because
+  /// toml++ can abort on malformed input.
+  let preflight: (@Sendable (_ mainFile: String) -> ConfigDiagnostic?)?
+
+  public init(preflight: (@Sendable (_ mainFile: String) -> ConfigDiagnostic?)? = nil) {
+    self.preflight = preflight
+  }
 
   /// The files that make up the config at `mainFile`: itself, then its conf.d directory.
   public static func files(mainFile: String) -> [String] {
@@ -36,15 +43,16 @@ public struct ConfigLoader {
   /// plugins and routes of the valid parts, so one run reports all mistakes.
   public func loadCollectingErrors(mainFile: String) -> (HubConfig, [ConfigDiagnostic]) {
     var diagnostics: [ConfigDiagnostic] = []
+    let empty = HubConfig(
+      files: [],
+      hub: HubSettings(
+        stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [],
+        logLevel: "info"),
+      instances: [], routes: [])
     guard FileManager.default.fileExists(atPath: mainFile) else {
-      let empty = HubConfig(
-        files: [],
-        hub: HubSettings(
-          stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [],
-          logLevel: "info"),
-        instances: [], routes: [])
       return (empty, [ConfigDiagnostic(file: mainFile, message: "no such config file")])
     }
+    if let preflight, let problem = preflight(mainFile) { return (empty, [problem]) }
     var documents: [(String, JSONValue)] = []
     for file in Self.files(mainFile: mainFile) {
       switch TOMLDocument.read(file) {
