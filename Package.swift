@@ -54,7 +54,8 @@ let package = Package(
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
     .target(name: "CPatchbayPlugin", path: "Sources/CPatchbayPlugin"),
-    // Linux process controls (parent-death signal) for the plugin host.
+    // Linux process controls (parent-death signal, subreaper, descendant containment) for the
+    // plugin host and the hub.
     .target(name: "CProcessControl", path: "Sources/CProcessControl"),
     // The hub's typed values and port descriptions.
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
@@ -66,7 +67,7 @@ let package = Package(
     .target(
       name: "PatchbayHub",
       dependencies: [
-        "PatchbayValues", "PatchbayWire",
+        "PatchbayValues", "PatchbayWire", "CProcessControl",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
         .product(name: "DequeModule", package: "swift-collections"),
@@ -75,7 +76,7 @@ let package = Package(
     .executableTarget(
       name: "PatchbayCLI",
       dependencies: [
-        "PatchbayHub", "PatchbayValues", "PatchbayWire",
+        "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         // BEGIN cli plugin helpers
@@ -121,7 +122,8 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Plugin", swiftSettings: strict),
-    .target(name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
+    .target(
+      name: "FlicPluginEntry", dependencies: ["FlicPlugin"], path: "Plugins/flic/Entry", swiftSettings: strict,
       linkerSettings: pluginExports),
     // `patchbay-sim flicd`: a flicd that speaks the real protocol with simulated buttons.
     .target(

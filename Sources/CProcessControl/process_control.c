@@ -1,2 +1,196 @@
-/* Header-only; this file gives SwiftPM a source to build. */
+/* Containment of a plugin's descendants: only async-signal-safe calls (raw getdents64, open,
+ * read, kill, waitpid), because this runs from a SIGTERM handler and from atexit. */
+#define _GNU_SOURCE
 #include "process_control.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct linux_dirent64 {
+  unsigned long long d_ino;
+  long long d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+static pid_t parse_pid(const char *name) {
+  pid_t pid = 0;
+  if (*name == 0) return 0;
+  for (; *name; name++) {
+    if (*name < '0' || *name > '9') return 0;
+    pid = pid * 10 + (*name - '0');
+  }
+  return pid;
+}
+
+static int read_file(const char *path, char *buffer, int capacity) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int total = 0;
+  while (total < capacity - 1) {
+    ssize_t got = read(fd, buffer + total, (size_t)(capacity - 1 - total));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    total += (int)got;
+  }
+  close(fd);
+  buffer[total] = 0;
+  return total;
+}
+
+static void format_path(char *out, pid_t pid, const char *leaf) {
+  char digits[16];
+  int count = 0;
+  do {
+    digits[count++] = (char)('0' + pid % 10);
+    pid /= 10;
+  } while (pid > 0);
+  char *cursor = out;
+  const char *prefix = "/proc/";
+  while (*prefix) *cursor++ = *prefix++;
+  while (count > 0) *cursor++ = digits[--count];
+  *cursor++ = '/';
+  while (*leaf) *cursor++ = *leaf++;
+  *cursor = 0;
+}
+
+/* The parent pid from /proc/PID/stat: the field after the state, after the last ')'. */
+static pid_t parent_of(pid_t pid) {
+  char path[64], stat[512];
+  format_path(path, pid, "stat");
+  if (read_file(path, stat, sizeof stat) <= 0) return -1;
+  char *end = strrchr(stat, ')');
+  if (!end || end[1] != ' ' || end[2] == 0 || end[3] != ' ') return -1;
+  pid_t parent = 0;
+  for (const char *cursor = end + 4; *cursor >= '0' && *cursor <= '9'; cursor++) parent = parent * 10 + (*cursor - '0');
+  return parent;
+}
+
+static int environment_has(pid_t pid, const char *marker) {
+  char path[64];
+  static char environment[65536];
+  format_path(path, pid, "environ");
+  int length = read_file(path, environment, sizeof environment);
+  if (length <= 0) return 0;
+  size_t wanted = strlen(marker);
+  for (int start = 0; start < length;) {
+    size_t entry = strlen(environment + start);
+    if (entry == wanted && memcmp(environment + start, marker, wanted) == 0) return 1;
+    start += (int)entry + 1;
+  }
+  return 0;
+}
+
+/* Calls `visit` for every child of this process; returns how many it visited. */
+static int for_each_child(int (*visit)(pid_t, const void *), const void *context) {
+  pid_t self = getpid();
+  int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[4096];
+  int visited = 0;
+  for (;;) {
+    long got = syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+    if (got <= 0) break;
+    for (long offset = 0; offset < got;) {
+      struct linux_dirent64 *entry = (struct linux_dirent64 *)(buffer + offset);
+      offset += entry->d_reclen;
+      pid_t pid = parse_pid(entry->d_name);
+      if (pid > 0 && pid != self && parent_of(pid) == self) visited += visit(pid, context);
+    }
+  }
+  close(fd);
+  return visited;
+}
+
+static int kill_and_reap(pid_t pid, const void *context) {
+  (void)context;
+  kill(pid, SIGKILL);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+  return 1;
+}
+
+int pc_kill_descendants(int rounds) {
+  int killed = 0;
+  for (int round = 0; round < rounds; round++) {
+    int now = for_each_child(kill_and_reap, NULL);
+    if (now == 0) break;
+    killed += now;
+  }
+  return killed;
+}
+
+struct marked { const char *marker; pid_t spare; };
+
+static int kill_if_marked(pid_t pid, const void *context) {
+  const struct marked *wanted = context;
+  if (pid == wanted->spare || !environment_has(pid, wanted->marker)) return 0;
+  return kill_and_reap(pid, NULL);
+}
+
+int pc_kill_marked_children(const char *marker, pid_t spare) {
+  struct marked wanted = {marker, spare};
+  int killed = 0;
+  /* A killed child's own children come back to us: repeat until a round finds none. */
+  for (int round = 0; round < 50; round++) {
+    int now = for_each_child(kill_if_marked, &wanted);
+    if (now == 0) break;
+    killed += now;
+  }
+  return killed;
+}
+
+static volatile sig_atomic_t deliberate_exit = 0;
+
+void pc_host_exit_is_deliberate(void) { deliberate_exit = 1; }
+
+static void on_terminate(int number) {
+  (void)number;
+  pc_kill_descendants(50);
+  /* Die by the signal itself, so the hub reports "killed by SIGTERM" as before. */
+  signal(SIGTERM, SIG_DFL);
+  raise(SIGTERM);
+  _exit(128 + SIGTERM);
+}
+
+/* on_exit, not atexit: the status is known. A plugin's exit(0) would read as a normal end
+ * (not restarted under a transient policy): it becomes 70. A non-zero status stands. */
+static void on_exit_guard(int status, void *argument) {
+  (void)argument;
+  pc_kill_descendants(50);
+  if (!deliberate_exit && status == 0) {
+    static const char text[] =
+      "patchbay-plugin-host: the plugin called exit(0) itself; reporting it as a failure (code 70)\n";
+    ssize_t ignored = write(2, text, sizeof text - 1);
+    (void)ignored;
+    _exit(70);
+  }
+}
+
+void pc_install_host_exit_guards(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_terminate;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, NULL);
+  on_exit(on_exit_guard, NULL);
+}
+
+int pc_wait_for_end(pid_t pid, int timeout_ms) {
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) return errno == ESRCH ? 1 : -1;
+  struct pollfd entry = {.fd = fd, .events = POLLIN};
+  int ready;
+  do {
+    ready = poll(&entry, 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  close(fd);
+  return ready > 0 ? 1 : (ready == 0 ? 0 : -1);
+}

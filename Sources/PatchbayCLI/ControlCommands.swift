@@ -30,10 +30,22 @@ struct SendCommand: ParsableCommand {
     abstract: "Send a value into an input port (or publish it on an output port, through its routes).")
   @OptionGroup var options: ConfigOptions
   @Argument(help: "INSTANCE.PORT") var address: String
-  @Argument(help: "The value: true, 42, 0.5, \"text\", click, or JSON for colors and lights.") var value: String
+  // Captured raw, so that a negative number (`-1`, `-0.5`, for a temperature) is a value and
+  // not an unknown option.
+  @Argument(
+    parsing: .allUnrecognized,
+    help: "The value: true, 42, -1, 0.5, \"text\", click, or JSON for colors and lights.")
+  var value: [String] = []
+
+  func validate() throws {
+    guard value.count == 1 else {
+      throw ValidationError(
+        value.isEmpty ? "Missing expected argument '<value>'" : "Give one value (quote it if it has spaces)")
+    }
+  }
 
   func run() throws {
-    let response = try ask(ControlRequest(command: .send, address: address, value: value), options)
+    let response = try ask(ControlRequest(command: .send, address: address, value: value[0]), options)
     print(response.message ?? "sent")
   }
 }

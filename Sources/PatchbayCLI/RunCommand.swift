@@ -1,4 +1,5 @@
 import ArgumentParser
+import CProcessControl
 import Dispatch
 import Foundation
 import Logging
@@ -19,6 +20,9 @@ struct RunCommand: ParsableCommand {
     let config = try options.load()
     HubLogHandler.bootstrap(level: Logger.Level(rawValue: config.hub.logLevel) ?? .info)
     let logger = Logger(label: "hub")
+    // Whatever a plugin starts and its host cannot take down with it (the host was killed)
+    // is reparented to the hub instead of init, so the supervisor can end it.
+    _ = pc_become_subreaper()
     let hub = Hub(config: config)
     let configFile = options.config
     // Signals are taken over before anything starts: a SIGTERM that arrives while the hub is
@@ -54,16 +58,18 @@ struct RunCommand: ParsableCommand {
     let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signals)
     hangup.setEventHandler {
       logger.notice("SIGHUP: reloading \(configFile)")
-      switch ConfigReload.apply(to: hub, configFile: configFile) {
-      case .success(let summary): logger.notice("reloaded: \(summary)")
-      case .failure(let errors): logger.error("reload refused; the running hub is unchanged:\(errors)")
+      // A reload that happens logs its summary itself (`Hub.applyReload`), once.
+      if case .failure(let errors) = ConfigReload.apply(to: hub, configFile: configFile) {
+        logger.error("reload refused; the running hub is unchanged:\n\(errors)")
       }
     }
     hangup.resume()
     sources.append(hangup)
     SystemdNotifier.notify("READY=1\nSTATUS=running")
     if let interval = SystemdNotifier.watchdogInterval {
-      let watchdog = DispatchSource.makeTimerSource(queue: signals)
+      // Its own queue: a reload waiting on a slow plugin (on `signals`) must not hold back the
+      // ping, or systemd kills the whole hub for one plugin. The ping says the hub is alive.
+      let watchdog = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.watchdog"))
       watchdog.schedule(deadline: .now() + interval, repeating: interval)
       watchdog.setEventHandler { SystemdNotifier.notify("WATCHDOG=1") }
       watchdog.resume()

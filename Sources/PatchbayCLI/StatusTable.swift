@@ -5,13 +5,16 @@ import PatchbayHub
 enum StatusTable {
   static func render(_ status: HubStatus) -> String {
     var lines = ["patchbay \(status.version), pid \(status.pid), up \(duration(status.uptimeSeconds))", ""]
-    let header = ["INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "RESTARTS"]
+    let header = [
+      "INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "REFUSED", "RESTARTS", "PEER",
+    ]
     var rows = [header]
     for instance in status.instances {
       rows.append([
         instance.name, instance.plugin, instance.phase.rawValue, instance.pid.map(String.init) ?? "-",
         instance.uptimeSeconds.map(duration) ?? "-", String(instance.messagesIn), String(instance.messagesOut),
-        String(instance.queueDepth), String(instance.drops), String(instance.restarts),
+        String(instance.queueDepth), String(instance.drops), String(instance.refusals), String(instance.restarts),
+        instance.peer ?? "-",
       ])
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }

@@ -10,6 +10,9 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   let store: HubStateStore
   let logger = Logger(label: "hub")
   private let lock = NSLock()
+  /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
+  /// instance twice).
+  private let reloading = NSLock()
   private var instances: [String: InstanceRuntime] = [:]
   private var routes = RouteTable()
   private var routeDrops: [String: Int] = [:]
@@ -38,6 +41,8 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     try? FileManager.default.createDirectory(atPath: config.hub.stateDirectory, withIntermediateDirectories: true)
     let runtimes = config.instances.map(makeRuntime)
     lock.withLock { for runtime in runtimes { instances[runtime.spec.name] = runtime } }
+    // Heartbeats from the first moment: a create() that never returns is a hang too.
+    startTicker()
     for runtime in runtimes { runtime.launch(holdStart: true) }
     waitUntilCreated(runtimes)
     do throws(ConfigErrors) {
@@ -46,7 +51,6 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       stop()
       throw error
     }
-    startTicker()
     for runtime in runtimes { runtime.release() }
     logger.info("hub started: \(runtimes.count) instances, \(routes.all.count) routes")
   }
@@ -241,11 +245,31 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     let (runtimes, drops, errors, routeCount) = lock.withLock {
       (Array(instances.values), routeDrops, routeErrors, routes.all.map { ($0.id, $0.spec.keyPath) })
     }
+    let retained = store.retained()
     return HubStatus(
       version: HubVersion.current, pid: getpid(), uptimeSeconds: Date().timeIntervalSince(startedAt),
-      instances: runtimes.map { $0.status() }.sorted { $0.name < $1.name },
+      instances: runtimes.map { runtime in
+        var status = runtime.status()
+        status.peer = Self.peer(of: status, retained: retained)
+        return status
+      }.sorted { $0.name < $1.name },
       routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
       inactiveRoutes: errors)
+  }
+
+  /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
+  /// `connected` bool state output; shown only while the instance runs (the retained value
+  /// of a stopped instance is history).
+  static func peer(of status: InstanceStatus, retained: [String: Value]) -> String? {
+    guard
+      status.ports.contains(where: {
+        $0.name == "connected" && $0.direction == .output && $0.type == .bool && $0.kind == .state
+      })
+    else { return nil }
+    guard status.phase == .running, case .bool(let up)? = retained["\(status.name).connected"] else {
+      return "-"
+    }
+    return up ? "connected" : "disconnected"
   }
 
   /// `patchbay restart INSTANCE`.
@@ -261,6 +285,10 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
 
   /// The reload itself, after the new config passed `check`.
   func applyReload(_ newConfig: HubConfig) -> ReloadSummary {
+    reloading.withLock { applyReloadSerially(newConfig) }
+  }
+
+  private func applyReloadSerially(_ newConfig: HubConfig) -> ReloadSummary {
     let current = lock.withLock { instances }
     let wanted = Dictionary(uniqueKeysWithValues: newConfig.instances.map { ($0.name, $0) })
     var summary = ReloadSummary(started: [], stopped: [], restarted: [], unchanged: [])

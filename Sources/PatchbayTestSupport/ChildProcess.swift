@@ -11,6 +11,7 @@ public final class ChildProcess: @unchecked Sendable {
   private let lock = NSLock()
   private var outputLines: [String] = []
   private var partial = Data()
+  private var endOfOutput = false
 
   /// Starts `executable` with `arguments`. stdout and stderr are merged into `output`.
   public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
@@ -27,6 +28,7 @@ public final class ChildProcess: @unchecked Sendable {
       guard let self else { return }
       if data.isEmpty {
         handle.readabilityHandler = nil
+        self.markEndOfOutput()
         return
       }
       self.append(data)
@@ -42,6 +44,19 @@ public final class ChildProcess: @unchecked Sendable {
       outputLines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
       partial.removeSubrange(partial.startIndex...newline)
     }
+  }
+
+  private func markEndOfOutput() {
+    lock.lock()
+    defer { lock.unlock() }
+    endOfOutput = true
+  }
+
+  /// The pipe reached end of stream: every line the program (and what it started) printed is in.
+  public var outputEnded: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return endOfOutput
   }
 
   /// Every complete line printed so far.
@@ -91,7 +106,8 @@ public func runProgram(_ executable: String, _ arguments: [String], within secon
 {
   let child = try ChildProcess(executable, arguments)
   let status = try child.waitForExit(within: seconds)
-  // Let the reader drain the pipe.
-  try? eventually("output drained", within: 2) { false }
+  // Wait for the pipe's end, not a fixed time: then every line is in. (A process the program
+  // left running may hold the pipe open; then give up waiting after a while.)
+  try? eventually("output drained", within: 10) { child.outputEnded }
   return (status, child.output)
 }

@@ -43,9 +43,12 @@ public enum HostMessage: Sendable, Equatable {
   case log(level: UInt8, message: String)
   case heartbeat(sequence: UInt64)
   case stopped
+  /// How many of the plugin's calls the host has refused so far (bad values, wrong port or
+  /// lifecycle state); sent at most once a second, when it changed.
+  case refusals(total: UInt64)
 
   enum Tag: UInt8 {
-    case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped
+    case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped, refusals
   }
 
   /// Most ports a plugin may declare.
@@ -97,6 +100,9 @@ public enum HostMessage: Sendable, Equatable {
       writer.u64(sequence)
     case .stopped:
       header(.stopped)
+    case .refusals(let total):
+      header(.refusals)
+      writer.u64(total)
     }
     return writer.bytes
   }
@@ -137,6 +143,7 @@ public enum HostMessage: Sendable, Equatable {
     case .log: message = .log(level: try reader.u8(), message: try reader.string())
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stopped: message = .stopped
+    case .refusals: message = .refusals(total: try reader.u64())
     }
     try reader.expectEnd()
     return message

@@ -19,7 +19,7 @@ extension HostRuntime {
       },
       log: { host, level, message in
         guard let runtime = HostRuntime.runtime(host), let message else { return }
-        runtime.log(UInt8(min(level, UInt32(PB_LOG_ERROR))), String(cString: message))
+        runtime.pluginLog(UInt8(min(level, UInt32(PB_LOG_ERROR))), String(cString: message))
       },
       monotonic_ns: { _ in
         var now = timespec()
@@ -38,7 +38,7 @@ extension HostRuntime {
       },
       report_fault: { host, code, message in
         let text = message.map { String(cString: $0) } ?? "no message"
-        guard let runtime = HostRuntime.runtime(host) else { exit(5) }
+        guard let runtime = HostRuntime.runtime(host) else { hostExit(5) }
         runtime.reportFault(code, text)
       },
       config_string: { host, path, out in

@@ -28,11 +28,55 @@ final class HostRuntime: @unchecked Sendable {
   private var args = pb_create_args()
   private var retainedArgStrings: [UnsafeMutablePointer<CChar>] = []
   private let api: UnsafeMutablePointer<pb_host_api>
+  /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
+  private var refusals: UInt64 = 0
+  private var refusalsReported: UInt64 = 0
+  private var refusalLog = LogBudget(burst: 3, interval: 10)
+  private var pluginLog = LogBudget(burst: 200, interval: 10)
+  private let housekeeping = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.host-housekeeping"))
 
   init(socket: PacketSocket) {
     self.socket = socket
     api = .allocate(capacity: 1)
     api.initialize(to: HostRuntime.makeAPI())
+    housekeeping.schedule(deadline: .now() + 1, repeating: 1)
+    housekeeping.setEventHandler { [unowned self] in reportRefusalsAndSummaries() }
+    housekeeping.resume()
+  }
+
+  static func now() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
+  /// Counts a refused call; logs it within the per-kind budget (a plugin refused 1,000 times a
+  /// second must not write 1,000 lines a second).
+  func refuse(kind: String, level: UInt8 = UInt8(PB_LOG_WARNING), _ message: @autoclosure () -> String) {
+    let admitted = lock.withLock {
+      refusals += 1
+      return refusalLog.admit(kind, now: Self.now())
+    }
+    if admitted { log(level, message()) }
+  }
+
+  /// Once a second: the refusal count for `status`, and the summaries of suppressed lines.
+  private func reportRefusalsAndSummaries() {
+    let now = Self.now()
+    let (total, changed, summaries) = lock.withLock {
+      let changed = refusals != refusalsReported
+      refusalsReported = refusals
+      return (refusals, changed, refusalLog.dueSummaries(now: now) + pluginLog.dueSummaries(now: now))
+    }
+    for summary in summaries {
+      socket.send(
+        HostMessage.log(
+          level: UInt8(PB_LOG_WARNING),
+          message:
+            "\(summary.suppressed) more '\(summary.kind)' lines suppressed in the last \(Int(summary.seconds.rounded())) s"
+        ).encode())
+    }
+    if changed { socket.send(HostMessage.refusals(total: total).encode()) }
   }
 
   // MARK: Messages from the hub (called on the reader thread; work moves to the plugin queue)
@@ -54,7 +98,7 @@ final class HostRuntime: @unchecked Sendable {
       pluginQueue.sync { self.deliver(port: port, value: value) }
     case .heartbeat(let sequence):
       // Answered from the plugin context: a callback that never returns stops the answers.
-      pluginQueue.async { self.socket.send(HostMessage.heartbeat(sequence: sequence).encode()) }
+      pluginQueue.async { self.sendOrLeave(.heartbeat(sequence: sequence)) }
     case .stop:
       pluginQueue.async { self.stop(exit: true) }
     }
@@ -68,7 +112,7 @@ final class HostRuntime: @unchecked Sendable {
       socket.send(
         HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
     }
-    exit(0)
+    hostExit(0)
   }
 
   private func load(_ request: LoadRequest) {
@@ -99,7 +143,7 @@ final class HostRuntime: @unchecked Sendable {
     }
     instance = created
     setPhase(.created)
-    socket.send(HostMessage.created(library.info, ports: lock.withLock { ports }).encode())
+    sendOrLeave(.created(library.info, ports: lock.withLock { ports }))
   }
 
   private func start() {
@@ -112,7 +156,7 @@ final class HostRuntime: @unchecked Sendable {
       library.descriptor.destroy(instance)
       fail(.start, status: status, Self.message(error, status: status))
     }
-    socket.send(HostMessage.started.encode())
+    sendOrLeave(.started)
   }
 
   private func deliver(port: UInt32, value: Value) {
@@ -143,12 +187,12 @@ final class HostRuntime: @unchecked Sendable {
       library.descriptor.destroy(instance)
     }
     socket.send(HostMessage.stopped.encode())
-    if shouldExit { exit(0) }
+    if shouldExit { hostExit(0) }
   }
 
   private func fail(_ stage: LifecycleStage, status: Int32, _ message: String) -> Never {
     socket.send(HostMessage.failed(stage: stage, status: status, message: message).encode())
-    exit(stage == .load ? 3 : 4)
+    hostExit(stage == .load ? 3 : 4)
   }
 
   static func message(_ error: pb_error, status: Int32) -> String {
@@ -160,10 +204,27 @@ final class HostRuntime: @unchecked Sendable {
     return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
   }
 
+  /// A message the hub must get for supervision to work; without a connection (the plugin
+  /// closed it, or the hub is gone) this process cannot be supervised and leaves.
+  func sendOrLeave(_ message: HostMessage) {
+    guard socket.send(message.encode()) else {
+      let text = "patchbay-plugin-host: lost the connection to the hub (\(String(cString: strerror(errno)))); exiting\n"
+      _ = text.withCString { write(2, $0, strlen($0)) }
+      hostExit(66)
+    }
+  }
+
   // MARK: State shared with plugin threads
 
   private var currentPhase: Phase { lock.withLock { phase } }
   private func setPhase(_ new: Phase) { lock.withLock { phase = new } }
+
+  /// A line the plugin logs itself, within its budget (a plugin logging in a loop is summarised).
+  func pluginLog(_ level: UInt8, _ message: String) {
+    guard level >= logLevel else { return }
+    guard lock.withLock({ pluginLog.admit("plugin log", now: Self.now()) }) else { return }
+    log(level, message)
+  }
 
   func log(_ level: UInt8, _ message: String) {
     guard level >= logLevel else { return }
@@ -229,16 +290,29 @@ final class HostRuntime: @unchecked Sendable {
       (phase, ports.indices.contains(Int(index)) ? ports[Int(index)] : nil)
     }
     let (current, port) = snapshot
-    guard current == .started || current == .stopping else { return PB_ERR_INVALID_STATE }
-    guard let port, port.direction == .output else { return PB_ERR_UNKNOWN_PORT }
+    guard current == .started || current == .stopping else {
+      refuse(
+        kind: "publish outside start..stop",
+        "publish on port \(index) refused: the instance is not running (\(current))")
+      return PB_ERR_INVALID_STATE
+    }
+    guard let port, port.direction == .output else {
+      refuse(kind: "publish on unknown port", "publish on port \(index) refused: no such output port")
+      return PB_ERR_UNKNOWN_PORT
+    }
     let value: Value
     do throws(ValueRejection) {
       value = try Value(checking: raw)
     } catch {
-      log(UInt8(PB_LOG_WARNING), "publish on '\(port.name)' refused: \(error)")
+      refuse(kind: "publish on '\(port.name)' refused", "publish on '\(port.name)' refused: \(error)")
       return PB_ERR_INVALID_ARGUMENT
     }
-    guard value.type == port.type else { return PB_ERR_TYPE_MISMATCH }
+    guard value.type == port.type else {
+      refuse(
+        kind: "publish on '\(port.name)' wrong type",
+        "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
+      return PB_ERR_TYPE_MISMATCH
+    }
     return socket.send(HostMessage.publish(port: index, value: value).encode()) ? PB_OK : PB_ERR_UNAVAILABLE
   }
 
@@ -263,7 +337,7 @@ final class HostRuntime: @unchecked Sendable {
 
   func reportFault(_ code: pb_status, _ message: String) -> Never {
     socket.send(HostMessage.log(level: UInt8(PB_LOG_ERROR), message: "plugin gave up: \(message)").encode())
-    exit(5)
+    hostExit(5)
   }
 
   func configAccess(_ path: UnsafePointer<CChar>?) -> JSONValue? {

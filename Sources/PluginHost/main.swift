@@ -11,17 +11,24 @@ import PatchbayWire
 
 let hubDescriptor: Int32 = 3
 
-// Die with the hub: a SIGKILLed hub must not leave plugin processes behind.
-_ = pc_set_parent_death_signal(SIGKILL)
-if getppid() == 1 { exit(6) }
+// Everything the plugin starts dies with this process: orphans are reparented here (a
+// subreaper) and killed on every way out (exit, SIGTERM, a plugin's own exit()).
+_ = pc_become_subreaper()
+pc_install_host_exit_guards()
+// Die with the hub: a SIGKILLed hub must not leave plugin processes behind. SIGTERM, not
+// SIGKILL, so that the guard above takes the plugin's descendants along.
+_ = pc_set_parent_death_signal(SIGTERM)
+if getppid() == 1 { hostExit(6) }
 
 ResourceLimits.apply(arguments: Array(CommandLine.arguments.dropFirst()))
 
 guard fcntl(hubDescriptor, F_GETFD) != -1 else {
   let text = "patchbay-plugin-host: started without the hub's socket on fd 3; it is run by `patchbay run`\n"
   _ = text.withCString { write(2, $0, strlen($0)) }
-  exit(64)
+  hostExit(64)
 }
+// Not inherited by programs the plugin runs: they must not keep the hub's connection open.
+_ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
 let socket = PacketSocket(descriptor: hubDescriptor)
 let runtime = HostRuntime(socket: socket)
 socket.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
@@ -34,29 +41,29 @@ while true {
   case .closed:
     // The hub is gone or closed our socket: stop the plugin politely, then leave.
     runtime.pluginQueue.sync { runtime.stop(exit: false) }
-    exit(0)
+    hostExit(0)
   case .oversized(let size):
     runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
-    exit(65)
+    hostExit(65)
   case .frame(let frame):
     let message: HubMessage
     do throws(WireError) {
       message = try HubMessage.decode(frame)
     } catch {
       runtime.log(5, "hub sent a bad frame: \(error); exiting")
-      exit(65)
+      hostExit(65)
     }
     if case .hello(let version) = message {
       guard version == WireProtocol.version else {
         runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
-        exit(65)
+        hostExit(65)
       }
       helloSeen = true
       continue
     }
     guard helloSeen else {
       runtime.log(5, "hub sent \(message) before hello; exiting")
-      exit(65)
+      hostExit(65)
     }
     runtime.handle(message)
   }

@@ -33,8 +33,9 @@ final class HubHarness: @unchecked Sendable {
   }
 
   /// Starts `patchbay run` and waits until the hub said it started.
-  func start() throws {
-    let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
+  func start(environment: [String: String] = [:]) throws {
+    let process = try ChildProcess(
+      BuildProducts.executable("patchbay"), ["run", "--config", configPath], environment: environment)
     hub = process
     try process.waitForLine(containing: "hub started", within: 60)
     try eventually("control socket", within: 30) { FileManager.default.fileExists(atPath: socketPath) }
@@ -75,9 +76,13 @@ final class HubHarness: @unchecked Sendable {
     return Self.children(of: hub.pid)
   }
 
+  /// Children of every thread of `pid` (the hub spawns from a thread of its own).
   static func children(of pid: Int32) -> [Int32] {
-    let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-    return text.split(separator: " ").compactMap { Int32($0) }
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.flatMap { task in
+      let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+      return text.split(separator: " ").compactMap { Int32($0) }
+    }
   }
 
   static func isAlive(_ pid: Int32) -> Bool {

@@ -1,11 +1,40 @@
-/* Small Linux process controls Swift's Glibc module does not expose. */
+/* Small Linux process controls Swift's Glibc module does not expose, and the containment of a
+ * plugin's descendants, which must run inside signal handlers and atexit (hence C). */
 #ifndef PATCHBAY_PROCESS_CONTROL_H
 #define PATCHBAY_PROCESS_CONTROL_H
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/types.h>
 
-/* Deliver `signal` to this process when its parent dies (PR_SET_PDEATHSIG). */
+/* Deliver `signal` to this process when its parent dies (PR_SET_PDEATHSIG). Linux ties this to
+ * the parent *thread* that spawned us: the hub spawns from one long-lived thread for that reason. */
 static inline int pc_set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0); }
+
+/* Orphaned descendants are reparented to this process instead of init (PR_SET_CHILD_SUBREAPER). */
+static inline int pc_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+/* SIGKILLs and reaps every child of this process, again and again as grandchildren are
+ * reparented to it (a subreaper), until none is left or `rounds` are used up. Only
+ * async-signal-safe calls: usable from a signal handler and from atexit. Returns how many
+ * processes it killed. */
+int pc_kill_descendants(int rounds);
+
+/* SIGKILLs and reaps the children of this process (a subreaper) whose environment holds
+ * `marker` (for example "PATCHBAY_INSTANCE=bedside"), except `spare`. Returns how many. */
+int pc_kill_marked_children(const char *marker, pid_t spare);
+
+/* The plugin host's last line of defence: SIGTERM (from the hub, or the parent-death signal)
+ * kills the plugin's descendants and dies by SIGTERM; an exit(0) that the host did not ask for
+ * (a plugin calling exit) ends with status 70 instead of pretending success. Every way out
+ * kills the descendants first. */
+void pc_install_host_exit_guards(void);
+
+/* The host itself is ending the process now (its own exit status stands). */
+void pc_host_exit_is_deliberate(void);
+
+/* Waits up to `timeout_ms` for child `pid` to end, without reaping it (a pidfd polled for
+ * readability). Returns 1 when it has ended, 0 on timeout, -1 when it cannot tell. */
+int pc_wait_for_end(pid_t pid, int timeout_ms);
 
 #endif

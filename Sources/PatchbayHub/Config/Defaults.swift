@@ -21,10 +21,10 @@ public enum Defaults {
 
   public static var controlSocket: String {
     if let override = ProcessInfo.processInfo.environment["RUNTIME_DIRECTORY"] { return override + "/control.sock" }
-    // The service's socket: the hub can write there, or a CLI user of group patchbay reaches it.
-    if FileManager.default.isWritableFile(atPath: "/run/patchbay")
-      || FileManager.default.fileExists(atPath: "/run/patchbay/control.sock")
-    {
+    // The service's socket, whenever the service's runtime directory exists: a user outside
+    // group patchbay cannot even look into it (0750), and must be told that, not pointed at a
+    // per-user socket that was never there.
+    if FileManager.default.fileExists(atPath: "/run/patchbay") {
       return "/run/patchbay/control.sock"
     }
     return "/tmp/patchbay-\(getuid())/control.sock"

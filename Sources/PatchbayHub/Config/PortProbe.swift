@@ -31,7 +31,11 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
   private func run(_ request: HubMessage, locator: PluginLocator) -> Outcome {
     let process: PluginProcess
     do {
-      process = try PluginProcess.spawn(host: locator.hostExecutable, arguments: [], delegate: self)
+      // No instance name has parentheses: the marker never matches a running instance, nor
+      // another probe (a probe's end must not sweep a concurrent one away).
+      process = try PluginProcess.spawn(
+        host: locator.hostExecutable, instance: "(probe \(UInt64.random(in: 0...UInt64.max)))", arguments: [],
+        delegate: self)
     } catch {
       return .failed("cannot start the plugin host \(locator.hostExecutable): \(error)")
     }

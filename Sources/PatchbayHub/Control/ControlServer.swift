@@ -103,16 +103,25 @@ public final class ControlServer: @unchecked Sendable {
       }
     case .watch:
       respond(stream, ControlResponse(ok: true, message: "watching"))
-      let ended = DispatchSemaphore(value: 0)
-      let id = hub.watch(pattern: request.pattern ?? "*") { line in
-        let delivered = stream.writeLine(line)
-        if !delivered { ended.signal() }
-        return delivered
+      let feed = WatchFeed()
+      let id = hub.watch(pattern: request.pattern ?? "*") { line in feed.push(line) }
+      let written = DispatchSemaphore(value: 0)
+      let writer = Thread {
+        while let line = feed.next() {
+          if !stream.writeLine(line) { break }
+        }
+        feed.close()
+        written.signal()
       }
+      writer.name = "patchbay-watch-writer"
+      writer.start()
       // Wait until the client goes away (a read returns end of stream).
       while stream.readLine() != nil {}
       hub.unwatch(id)
-      _ = ended
+      feed.close()
+      // A write still blocked on a client that stopped reading ends here, before the close.
+      _ = shutdown(stream.descriptor, Int32(SHUT_RDWR))
+      written.wait()
     }
   }
 

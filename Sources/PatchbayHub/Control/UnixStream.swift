@@ -34,8 +34,15 @@ public final class UnixStream: @unchecked Sendable {
       }
     }
     guard result == 0 else {
-      let reason = String(cString: strerror(errno))
+      let code = errno
+      let reason = String(cString: strerror(code))
       Glibc.close(fd)
+      if code == EACCES {
+        throw ControlError(
+          "cannot reach the hub at \(path): permission denied. The hub is there, but its control socket is for "
+            + "its user and group only: join group 'patchbay' (sudo adduser $USER patchbay, then log in again), "
+            + "or run the command as root")
+      }
       throw ControlError("cannot reach the hub at \(path): \(reason) (is `patchbay run` running with this config?)")
     }
     return UnixStream(descriptor: fd)

@@ -22,6 +22,10 @@ final class HubStateStore: @unchecked Sendable {
 
   let path: String
   private let lock = NSLock()
+  /// One write at a time, in the order the snapshots were taken: two writers (the delayed
+  /// flush and a route's position) once interleaved on one temp file and could publish a torn
+  /// or older file.
+  private let writing = NSLock()
   private var snapshot = Snapshot()
   private var dirty = false
   private var flushScheduled = false
@@ -74,18 +78,20 @@ final class HubStateStore: @unchecked Sendable {
 
   /// Writes the state now (also called on shutdown).
   func flush() {
-    let data: Data? = lock.withLock {
-      flushScheduled = false
-      dirty = false
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-      return try? encoder.encode(snapshot)
-    }
-    guard let data else { return }
-    do {
-      try AtomicFile.write(data, to: path)
-    } catch {
-      logger.error("cannot write state file \(path): \(error)")
+    writing.withLock {
+      let data: Data? = lock.withLock {
+        flushScheduled = false
+        dirty = false
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return try? encoder.encode(snapshot)
+      }
+      guard let data else { return }
+      do {
+        try AtomicFile.write(data, to: path)
+      } catch {
+        logger.error("cannot write state file \(path): \(error)")
+      }
     }
   }
 }

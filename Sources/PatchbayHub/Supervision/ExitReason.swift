@@ -27,7 +27,7 @@ public enum ExitReason: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .exited(let code): return "exited with code \(code)\(Self.meaning(of: code))"
     case .signaled(let signal): return "killed by signal \(Self.signalName(signal))"
-    case .hung(let seconds): return "stopped answering heartbeats for \(Int(seconds)) s and was killed (SIGKILL)"
+    case .hung(let seconds): return "stopped answering heartbeats for \(Int(seconds)) s and was killed"
     case .protocolViolation(let detail): return "broke the wire protocol (\(detail)) and was killed"
     }
   }

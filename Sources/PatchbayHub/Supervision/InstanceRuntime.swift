@@ -46,6 +46,10 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   private var messagesIn = 0
   private var messagesOut = 0
   private var drops = 0
+  /// Calls of the plugin its host refused (bad values, wrong port or state), this process.
+  private var refusals = 0
+  /// Refusals of the processes before this one (the count in `status` spans restarts).
+  private var refusalsBefore = 0
   private var generation = 0
   /// How long the last process ran after it was started; a long enough run resets back-off.
   private var lastRunDuration: Double?
@@ -96,8 +100,13 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       generation += 1
     }
     do {
-      let process = try PluginProcess.spawn(host: locator.hostExecutable, arguments: arguments, delegate: self)
-      lock.withLock { self.process = process }
+      let process = try PluginProcess.spawn(
+        host: locator.hostExecutable, instance: spec.name, arguments: arguments, delegate: self)
+      lock.withLock {
+        self.process = process
+        // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
+        lastHeartbeatSent = clock()
+      }
       process.send(.hello(protocolVersion: WireProtocol.version))
       try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
       process.send(
@@ -219,6 +228,8 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       logger.error("\(stage.name) failed: \(text)")
       lock.withLock { lastExit = "\(stage.name) failed: \(text)" }
       if stage == .load { markFailed("\(text)") }
+    case .refusals(let total):
+      lock.withLock { refusals = Int(clamping: total) }
     case .described, .stopped:
       break
     }
@@ -229,9 +240,14 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       (deliberateStop, self.process === process, phase == .failed)
     }
     guard current else { return }
+    if process.escapedDescendantsKilled > 0 {
+      logger.warning("killed \(process.escapedDescendantsKilled) processes the plugin had started and left behind")
+    }
     inbox.hold()
     lock.withLock {
       self.process = nil
+      refusalsBefore += refusals
+      refusals = 0
       lastRunDuration = startedAt.map { clock() - $0 }
       startedAt = nil
     }
@@ -291,25 +307,26 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   func heartbeatTick() {
     let now = clock()
     let settings = spec.supervision
-    let action: (PluginProcess, UInt64?, Double?)? = lock.withLock {
-      guard phase == .running, let process else { return nil }
+    let action: (PluginProcess, UInt64?, Double?, InstancePhase)? = lock.withLock {
+      guard phase == .running || phase == .starting, let process else { return nil }
       if let since = heartbeatOutstandingSince, now - since > settings.hangTimeout {
         heartbeatOutstandingSince = nil
-        return (process, nil, now - since)
+        return (process, nil, now - since, phase)
       }
       guard heartbeatOutstandingSince == nil, now - lastHeartbeatSent >= settings.heartbeatInterval else { return nil }
       heartbeatSequence += 1
       heartbeatOutstandingSince = now
       lastHeartbeatSent = now
-      return (process, heartbeatSequence, nil)
+      return (process, heartbeatSequence, nil, phase)
     }
-    guard let (process, sequence, hungFor) = action else { return }
+    guard let (process, sequence, hungFor, phase) = action else { return }
     if let sequence {
       process.send(.heartbeat(sequence: sequence))
     } else if let hungFor {
-      logger.error("not answering heartbeats for \(Int(hungFor)) s; killing process \(process.pid)")
+      let while_ = phase == .starting ? " while starting (create() or start() has not returned)" : ""
+      logger.error("not answering heartbeats for \(Int(hungFor)) s\(while_); killing process \(process.pid)")
       process.markHung(seconds: hungFor)
-      process.signal(SIGKILL)
+      process.terminate()
     }
   }
 
@@ -377,7 +394,9 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       InstanceStatus(
         name: spec.name, plugin: spec.plugin, phase: phase, pid: process?.pid,
         uptimeSeconds: startedAt.map { clock() - $0 }, restarts: restarts, messagesIn: messagesIn,
-        messagesOut: messagesOut, queueDepth: depth, drops: drops, lastExit: lastExit, failure: failure,
+        messagesOut: messagesOut, queueDepth: depth, drops: drops, refusals: refusalsBefore + refusals, peer: nil,
+        lastExit: lastExit,
+        failure: failure,
         failedSince: failedSince, ports: ports)
     }
   }

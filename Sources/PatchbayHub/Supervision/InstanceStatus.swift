@@ -18,6 +18,11 @@ public struct InstanceStatus: Sendable, Codable {
   public var messagesOut: Int
   public var queueDepth: Int
   public var drops: Int
+  /// Calls of the plugin that its host refused (invalid values, wrong port or state).
+  public var refusals: Int
+  /// The plugin's own peer connection (its `connected` bool state output), while it runs:
+  /// "connected" or "disconnected"; nil for plugins without one.
+  public var peer: String?
   public var lastExit: String?
   public var failure: String?
   public var failedSince: Date?

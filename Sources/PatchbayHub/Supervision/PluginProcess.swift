@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 import PatchbayWire
 
@@ -16,18 +17,43 @@ protocol PluginProcessDelegate: AnyObject, Sendable {
 final class PluginProcess: @unchecked Sendable {
   let pid: pid_t
   let socket: PacketSocket
+  /// `PATCHBAY_INSTANCE=name` in the host's environment, inherited by whatever the plugin
+  /// starts: how the hub (a subreaper) recognises the instance's escaped descendants.
+  let marker: String
   private weak var delegate: (any PluginProcessDelegate)?
   private let readerDone = DispatchSemaphore(value: 0)
   private let lock = NSLock()
   private var violation: ExitReason?
+  private var escapedDescendants = 0
 
-  private init(pid: pid_t, socket: PacketSocket, delegate: any PluginProcessDelegate) {
+  private init(pid: pid_t, socket: PacketSocket, marker: String, delegate: any PluginProcessDelegate) {
     self.pid = pid
     self.socket = socket
+    self.marker = marker
     self.delegate = delegate
   }
 
-  static func spawn(host: String, arguments: [String], delegate: any PluginProcessDelegate) throws -> PluginProcess {
+  static func spawn(
+    host: String, instance: String, arguments: [String], delegate: any PluginProcessDelegate
+  ) throws -> PluginProcess {
+    let marker = "PATCHBAY_INSTANCE=\(instance)"
+    let spawned = SpawnThread.shared.run { () -> Result<(pid_t, PacketSocket), SocketError> in
+      do throws(SocketError) {
+        return .success(try spawnHost(host, arguments: arguments, marker: marker))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let (pid, hubEnd) = try spawned.get()
+    let process = PluginProcess(pid: pid, socket: hubEnd, marker: marker, delegate: delegate)
+    process.startThreads()
+    return process
+  }
+
+  /// Runs on the spawner thread only (see `SpawnThread`).
+  private static func spawnHost(_ host: String, arguments: [String], marker: String) throws(SocketError) -> (
+    pid_t, PacketSocket
+  ) {
     let (hubEnd, hostEnd) = try PacketSocket.pair()
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -36,6 +62,11 @@ final class PluginProcess: @unchecked Sendable {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     let argv = ([host] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    var environment = ProcessInfo.processInfo.environment.filter { $0.key != "PATCHBAY_INSTANCE" }
+      .map { "\($0.key)=\($0.value)" }
+    environment.append(marker)
+    let envp = environment.map { strdup($0) } + [nil]
+    defer { envp.forEach { free($0) } }
     // Its own process group: a Ctrl-C or a group signal meant for the hub must not kill
     // plugins behind the supervisor's back. They still die with the hub (PR_SET_PDEATHSIG).
     var attributes = posix_spawnattr_t()
@@ -44,15 +75,15 @@ final class PluginProcess: @unchecked Sendable {
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
     posix_spawnattr_setpgroup(&attributes, 0)
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, host, &actions, &attributes, argv, environ)
+    let status = posix_spawn(&pid, host, &actions, &attributes, argv, envp)
+    // The host's end must not stay open here: a host that closes its socket would not look
+    // closed to the hub (the hub would never read end-of-stream).
     hostEnd.close()
     guard status == 0 else {
       hubEnd.close()
       throw SocketError(operation: "spawning \(host)", errno: status)
     }
-    let process = PluginProcess(pid: pid, socket: hubEnd, delegate: delegate)
-    process.startThreads()
-    return process
+    return (pid, hubEnd)
   }
 
   private func startThreads() {
@@ -69,6 +100,11 @@ final class PluginProcess: @unchecked Sendable {
     while true {
       switch socket.receive() {
       case .closed:
+        // A host ends its socket by ending; one that closed it and runs on can no longer be
+        // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
+        if pc_wait_for_end(pid, 1000) == 0 {
+          kill(because: "closed its connection to the hub but kept running")
+        }
         return
       case .oversized(let size):
         kill(because: WireError.oversized(size).description)
@@ -85,6 +121,9 @@ final class PluginProcess: @unchecked Sendable {
     }
   }
 
+  /// How many escaped descendants of the plugin were killed after the host ended.
+  var escapedDescendantsKilled: Int { lock.withLock { escapedDescendants } }
+
   /// The supervisor killed it for not answering; report that instead of SIGKILL.
   func markHung(seconds: Double) {
     lock.withLock { violation = .hung(seconds: seconds) }
@@ -92,12 +131,27 @@ final class PluginProcess: @unchecked Sendable {
 
   private func kill(because detail: String) {
     lock.withLock { violation = .protocolViolation(detail) }
-    Glibc.kill(pid, SIGKILL)
+    terminate()
+  }
+
+  /// Ends a process that cannot be trusted any more: SIGTERM first, which the host answers by
+  /// killing what the plugin started (SIGKILL would leave those to be found by the hub), then
+  /// SIGKILL if it is still there a second later.
+  func terminate() {
+    _ = Glibc.kill(pid, SIGTERM)
+    let pid = pid
+    Thread.detachNewThread {
+      if pc_wait_for_end(pid, 1000) == 0 { _ = Glibc.kill(pid, SIGKILL) }
+    }
   }
 
   private func waitLoop() {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    // What the plugin started and the host could not take down with it (the host was
+    // SIGKILLed) was reparented to the hub, a subreaper under `patchbay run`: end it too.
+    let escaped = marker.withCString { pc_kill_marked_children($0, 0) }
+    if escaped > 0 { lock.withLock { escapedDescendants = Int(escaped) } }
     // Let the reader deliver what the process sent before it ended (its last log lines).
     if readerDone.wait(timeout: .now() + 2) == .timedOut {
       // Something else (a grandchild) holds the other end open: stop reading anyway.
