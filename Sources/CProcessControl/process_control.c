@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -154,8 +156,8 @@ void pc_host_exit_is_deliberate(void) { deliberate_exit = 1; }
 static void on_terminate(int number) {
   (void)number;
   pc_kill_descendants(50);
-  /* Die by the signal itself, so the hub reports "killed by SIGTERM" as before. */
-  signal(SIGTERM, SIG_DFL);
+  /* Die by the signal itself (the handler was reset to the default on entry and SIGTERM is not
+   * blocked in it), so the hub reports "killed by SIGTERM" as before. */
   raise(SIGTERM);
   _exit(128 + SIGTERM);
 }
@@ -178,6 +180,7 @@ void pc_install_host_exit_guards(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = on_terminate;
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, NULL);
   on_exit(on_exit_guard, NULL);
@@ -193,4 +196,31 @@ int pc_wait_for_end(pid_t pid, int timeout_ms) {
   } while (ready < 0 && errno == EINTR);
   close(fd);
   return ready > 0 ? 1 : (ready == 0 ? 0 : -1);
+}
+
+int pc_input_ledger_create(pc_input_ledger **out) {
+  int fd = memfd_create("patchbay-input-ledger", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, sizeof(pc_input_ledger)) != 0) {
+    close(fd);
+    return -1;
+  }
+  void *page = mmap(NULL, sizeof(pc_input_ledger), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  *out = page;
+  return fd;
+}
+
+pc_input_ledger *pc_input_ledger_attach(int fd) {
+  struct stat info;
+  if (fstat(fd, &info) != 0 || info.st_size < (off_t)sizeof(pc_input_ledger)) return NULL;
+  void *page = mmap(NULL, sizeof(pc_input_ledger), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  return page == MAP_FAILED ? NULL : page;
+}
+
+void pc_input_ledger_release(pc_input_ledger *ledger) {
+  if (ledger) munmap(ledger, sizeof(pc_input_ledger));
 }

@@ -6,14 +6,16 @@ enum StatusTable {
   static func render(_ status: HubStatus) -> String {
     var lines = ["patchbay \(status.version), pid \(status.pid), up \(duration(status.uptimeSeconds))", ""]
     let header = [
-      "INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "REFUSED", "RESTARTS", "PEER",
+      "INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "WAITS", "REFUSED", "RESTARTS",
+      "PEER",
     ]
     var rows = [header]
     for instance in status.instances {
       rows.append([
         instance.name, instance.plugin, instance.phase.rawValue, instance.pid.map(String.init) ?? "-",
         instance.uptimeSeconds.map(duration) ?? "-", String(instance.messagesIn), String(instance.messagesOut),
-        String(instance.queueDepth), String(instance.drops), String(instance.refusals), String(instance.restarts),
+        String(instance.queueDepth), String(instance.drops), String(instance.backPressureWaits),
+        String(instance.refusals), String(instance.restarts),
         instance.peer ?? "-",
       ])
     }

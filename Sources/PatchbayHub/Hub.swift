@@ -146,11 +146,11 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   // MARK: Values flowing
 
   func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor) {
-    route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind)
+    route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance)
   }
 
   /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
-  func route(_ value: Value, from source: PortAddress, kind: PortKind) {
+  func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceRuntime? = nil) {
     if kind == .state { store.retain(value, for: source.description) }
     notifyWatchers("\(source) \(value)")
     for route in lock.withLock({ routes.routes(from: source) }) {
@@ -159,7 +159,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
       // Delivered first: the position is written at once, but that waits for fsync (several
       // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
-      deliver(output.value, to: output.targets, via: route)
+      deliver(output.value, to: output.targets, via: route, from: producer)
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
@@ -170,11 +170,13 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     }
   }
 
-  private func deliver(_ value: Value, to targets: [PortAddress], via route: CompiledRoute) {
+  private func deliver(
+    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceRuntime? = nil
+  ) {
     for target in targets {
       guard let runtime = lock.withLock({ instances[target.instance] }), let port = runtime.port(named: target.port)
       else { continue }
-      if !runtime.deliver(value, to: port) {
+      if !runtime.deliver(value, to: port, from: producer) {
         let count = lock.withLock { () -> Int in
           routeDrops[route.id, default: 0] += 1
           return routeDrops[route.id]!

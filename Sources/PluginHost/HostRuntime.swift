@@ -28,6 +28,8 @@ final class HostRuntime: @unchecked Sendable {
   private var args = pb_create_args()
   private var retainedArgStrings: [UnsafeMutablePointer<CChar>] = []
   private let api: UnsafeMutablePointer<pb_host_api>
+  /// Inputs taken and finished, in memory shared with the hub (see `InputLedger`).
+  let ledger = InputLedger.attach()
   /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
   private var refusals: UInt64 = 0
   private var refusalsReported: UInt64 = 0
@@ -160,6 +162,8 @@ final class HostRuntime: @unchecked Sendable {
   }
 
   private func deliver(port: UInt32, value: Value) {
+    ledger.take()
+    defer { ledger.finish() }
     guard let library, currentPhase == .started else { return }
     let declared = lock.withLock { ports.indices.contains(Int(port)) ? ports[Int(port)] : nil }
     guard let declared, declared.direction == .input, declared.type == value.type else {

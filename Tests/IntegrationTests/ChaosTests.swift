@@ -3,8 +3,9 @@ import PatchbayTestSupport
 import Testing
 
 /// With a steady flow of events through the hub, one instance is hit by every fault kind again
-/// and again. The hub never dies, every event for the healthy instance arrives exactly once and
-/// in order, and a crash-looping instance is marked failed while the rest runs on.
+/// and again. The hub never dies, every event for the healthy instance (a slow consumer with a
+/// small queue: back-pressure, not drops) arrives exactly once and in order, and a
+/// crash-looping instance is marked failed while the rest runs on.
 @Suite(.serialized) struct ChaosTests {
   static let faults = ["segfault", "abort", "exit 3", "hang", "leak 4000", "garbage"]
 
@@ -19,7 +20,7 @@ import Testing
       [instances.healthy]
       plugin = "fault"
       record = "\(harness.directory.path)/healthy.txt"
-      queue_size = 100000
+      queue_size = 32
 
       [instances.victim]
       plugin = "fault"
@@ -42,6 +43,8 @@ import Testing
       """)
     try harness.start()
     let hub = harness.hub!
+    // 1 ms per event: the source's batches of 300 outrun a queue of 32.
+    #expect(try harness.cli("send", "healthy.command", "slow 1").status == 0)
     func victimEnds() -> Int {
       hub.lines.filter { $0.contains("[victim] plugin process") }.count
     }
@@ -65,6 +68,9 @@ import Testing
       harness.recorded("healthy.txt").count >= expected.count
     }
     #expect(harness.recorded("healthy.txt") == expected)
+    // Zero lost between healthy instances; the flood was held back instead.
+    #expect(try harness.instanceStatus("healthy")?["drops"] as? Int == 0)
+    #expect((try harness.instanceStatus("source")?["backPressureWaits"] as? Int ?? 0) > 0)
     #expect(hub.isRunning)
     for kind in ["SIGSEGV", "SIGABRT", "exited with code 3", "stopped answering heartbeats", "broke the wire protocol"]
     {

@@ -60,7 +60,9 @@ import Testing
     try hub.waitForLine(containing: "stopped answering heartbeats")
     // count is a state output, so the restarted worker gets the newest count; the events
     // port keeps every value it was given in order, exactly once.
-    try eventually("worker caught up") { harness.recorded("worker.txt").last == "5" }
+    try eventually("worker caught up: \(harness.recorded("worker.txt")); hub output:\n\(hub.output)") {
+      harness.recorded("worker.txt").last == "5"
+    }
     let seen = harness.recorded("worker.txt").compactMap(Int.init)
     #expect(seen == seen.sorted())
     #expect(Set(seen).count == seen.count)

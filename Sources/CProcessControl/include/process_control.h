@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Deliver `signal` to this process when its parent dies (PR_SET_PDEATHSIG). Linux ties this to
@@ -36,5 +37,33 @@ void pc_host_exit_is_deliberate(void);
 /* Waits up to `timeout_ms` for child `pid` to end, without reaping it (a pidfd polled for
  * readability). Returns 1 when it has ended, 0 on timeout, -1 when it cannot tell. */
 int pc_wait_for_end(pid_t pid, int timeout_ms);
+
+/* The input ledger: two counters in a page shared by the hub and one plugin host (a memfd,
+ * fd 4 in the host). The host counts inputs it took off the socket and inputs whose receive
+ * returned; when the host dies, the hub reads them to tell the inputs the plugin never saw
+ * (given to the next process) from the one it died handling (not retried: it may be the
+ * cause). The page lives in the plugin's address space: the hub treats it as untrusted. */
+typedef struct pc_input_ledger {
+  uint64_t taken;
+  uint64_t finished;
+} pc_input_ledger;
+
+/* A new shared ledger: returns its memfd (close-on-exec) and maps it at *out; -1 on failure. */
+int pc_input_ledger_create(pc_input_ledger **out);
+/* Maps the ledger passed as `fd` (in the host); NULL when there is none. */
+pc_input_ledger *pc_input_ledger_attach(int fd);
+void pc_input_ledger_release(pc_input_ledger *ledger);
+static inline void pc_input_ledger_store_taken(pc_input_ledger *ledger, uint64_t value) {
+  __atomic_store_n(&ledger->taken, value, __ATOMIC_RELEASE);
+}
+static inline void pc_input_ledger_store_finished(pc_input_ledger *ledger, uint64_t value) {
+  __atomic_store_n(&ledger->finished, value, __ATOMIC_RELEASE);
+}
+static inline uint64_t pc_input_ledger_taken(const pc_input_ledger *ledger) {
+  return __atomic_load_n(&ledger->taken, __ATOMIC_ACQUIRE);
+}
+static inline uint64_t pc_input_ledger_finished(const pc_input_ledger *ledger) {
+  return __atomic_load_n(&ledger->finished, __ATOMIC_ACQUIRE);
+}
 
 #endif

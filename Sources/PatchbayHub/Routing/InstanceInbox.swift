@@ -23,7 +23,18 @@ final class InstanceInbox: @unchecked Sendable {
   private var sending = false
   private var open = false
   private var closed = false
+  /// Producers waiting for room (back-pressure); woken when an event leaves the queue.
+  private var waitingProducers = 0
   let bound: Int
+
+  enum Admission: Equatable {
+    /// Queued without waiting.
+    case queued
+    /// Queued after the producer waited for room (back-pressure).
+    case queuedAfterWaiting
+    /// Not queued: full, and the consumer is down, stopping or did not make room in time.
+    case dropped
+  }
 
   init(bound: Int) { self.bound = bound }
 
@@ -41,6 +52,27 @@ final class InstanceInbox: @unchecked Sendable {
     }
     condition.signal()
     return true
+  }
+
+  /// Queues an event, waiting for room while the consumer runs: between healthy instances
+  /// nothing is dropped, the producer is slowed down instead. A consumer that is down (held)
+  /// or makes no room before `deadline` keeps the bounded, counted queue.
+  func enqueueEvent(port: String, value: Value, waitingUntil deadline: Date) -> Admission {
+    condition.lock()
+    defer { condition.unlock() }
+    var waited = false
+    while queuedEvents >= bound && open && !closed {
+      waited = true
+      waitingProducers += 1
+      let woken = condition.wait(until: deadline)
+      waitingProducers -= 1
+      if !woken { break }
+    }
+    guard queuedEvents < bound else { return .dropped }
+    queuedEvents += 1
+    queue.append(.event(port: port, value: value))
+    condition.broadcast()
+    return waited ? .queuedAfterWaiting : .queued
   }
 
   /// Takes `value` for sending at once when nothing is queued or on its way (the caller then
@@ -83,6 +115,8 @@ final class InstanceInbox: @unchecked Sendable {
   func hold() {
     condition.lock()
     open = false
+    // Waiting producers stop waiting: a consumer that is down gets the bounded queue.
+    if waitingProducers > 0 { condition.broadcast() }
     condition.unlock()
   }
 
@@ -104,6 +138,7 @@ final class InstanceInbox: @unchecked Sendable {
     switch item {
     case .event(let port, let value):
       queuedEvents -= 1
+      if waitingProducers > 0 { condition.broadcast() }
       return (port, value)
     case .state(let port):
       let value = pendingState.removeValue(forKey: port)!

@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import Logging
 import PatchbayValues
@@ -48,6 +49,20 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   private var drops = 0
   /// Calls of the plugin its host refused (bad values, wrong port or state), this process.
   private var refusals = 0
+  /// How often a publish of this instance had to wait for a full consumer (back-pressure).
+  private var backPressureWaits = 0
+  private var backPressuredSince: Double?
+  /// Inputs sent to the current process that it has not reported finished (`consumed`): given
+  /// to the next process if this one dies, so an input in a dead process's socket is not lost.
+  private var inFlight: Deque<InFlightInput> = []
+  private var sentToProcess: UInt64 = 0
+
+  struct InFlightInput {
+    var sequence: UInt64
+    var port: String
+    var kind: PortKind
+    var value: Value
+  }
   /// Refusals of the processes before this one (the count in `status` spans restarts).
   private var refusalsBefore = 0
   private var generation = 0
@@ -98,6 +113,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       self.holdStart = holdStart
       heartbeatOutstandingSince = nil
       generation += 1
+      sentToProcess = 0
     }
     do {
       let process = try PluginProcess.spawn(
@@ -230,6 +246,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       if stage == .load { markFailed("\(text)") }
     case .refusals(let total):
       lock.withLock { refusals = Int(clamping: total) }
+
     case .described, .stopped:
       break
     }
@@ -244,6 +261,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       logger.warning("killed \(process.escapedDescendantsKilled) processes the plugin had started and left behind")
     }
     inbox.hold()
+    recoverUnseenInputs(of: process)
     lock.withLock {
       self.process = nil
       refusalsBefore += refusals
@@ -260,6 +278,26 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     lock.withLock { lastExit = reason.description }
     if alreadyFailed { return }
     scheduleRestart(after: reason)
+  }
+
+  /// Inputs sent to a process that died: those it never took off its socket go to the next
+  /// process, first; the one it died handling is not retried (it may be what killed it) and
+  /// is logged. The host's ledger is untrusted, so its counts are clamped to what was sent.
+  private func recoverUnseenInputs(of process: PluginProcess) {
+    let (sent, pending) = lock.withLock { () -> (UInt64, Deque<InFlightInput>) in
+      defer { inFlight.removeAll() }
+      return (sentToProcess, inFlight)
+    }
+    guard !pending.isEmpty else { return }
+    let ledger = process.inputLedger ?? (taken: 0, finished: 0)
+    let taken = min(ledger.taken, sent)
+    let finished = min(ledger.finished, taken)
+    let unseen = pending.filter { $0.sequence > taken }
+    for input in unseen.reversed() { inbox.putBack(port: input.port, kind: input.kind, value: input.value) }
+    if let dying = pending.first(where: { $0.sequence == taken && taken > finished }) {
+      logger.warning("the input it was handling when it ended (\(dying.port) \(dying.value)) is not retried")
+    }
+    if !unseen.isEmpty { logger.info("\(unseen.count) inputs it never took will go to the next process") }
   }
 
   /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
@@ -309,6 +347,11 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     let settings = spec.supervision
     let action: (PluginProcess, UInt64?, Double?, InstancePhase)? = lock.withLock {
       guard phase == .running || phase == .starting, let process else { return nil }
+      // The hub itself holds its answers back (back-pressure): restart the hang clock.
+      if backPressuredSince != nil {
+        if heartbeatOutstandingSince != nil { heartbeatOutstandingSince = now }
+        return nil
+      }
       if let since = heartbeatOutstandingSince, now - since > settings.hangTimeout {
         heartbeatOutstandingSince = nil
         return (process, nil, now - since, phase)
@@ -336,15 +379,45 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// queued or on its way, the calling thread (the publisher's reader) sends it itself: one
   /// thread hand-off less per hop (docs/BENCHMARKS.md). It never blocks on a full socket;
   /// then the queue and its delivery thread take over.
-  func deliver(_ value: Value, to port: PortDescriptor) -> Bool {
+  func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceRuntime? = nil) -> Bool {
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
       transmit(port: port.name, value: value, blocking: false)
       return true
+    }
+    // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
+    // room, so the hub stops reading that producer, its socket fills, and its `publish` slows
+    // down; nothing is dropped while this consumer runs. It waits at most a hang timeout (the
+    // consumer is then hung and the supervisor deals with it).
+    if port.kind == .event, let producer {
+      let deadline = Date().addingTimeInterval(spec.supervision.hangTimeout)
+      producer.backPressure(begins: true)
+      let admission = inbox.enqueueEvent(port: port.name, value: value, waitingUntil: deadline)
+      producer.backPressure(begins: false)
+      switch admission {
+      case .queued: return true
+      case .queuedAfterWaiting:
+        producer.countBackPressure()
+        return true
+      case .dropped:
+        lock.withLock { drops += 1 }
+        return false
+      }
     }
     let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value)
     if !accepted { lock.withLock { drops += 1 } }
     return accepted
   }
+
+  /// The hub is not reading this instance's socket because a consumer of its events is full:
+  /// its heartbeat answers wait unread behind its publishes, which is no hang.
+  func backPressure(begins: Bool) {
+    lock.withLock {
+      backPressuredSince = begins ? clock() : nil
+      if !begins, heartbeatOutstandingSince != nil { heartbeatOutstandingSince = clock() }
+    }
+  }
+
+  func countBackPressure() { lock.withLock { backPressureWaits += 1 } }
 
   private func deliverLoop() {
     while let (portName, value) = inbox.next() {
@@ -369,7 +442,16 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     let message = HubMessage.input(port: index, value: value)
     switch blocking ? (process.send(message) ? .sent : .closed) : process.trySend(message) {
     case .sent:
-      lock.withLock { messagesIn += 1 }
+      lock.withLock {
+        messagesIn += 1
+        if self.process === process, process.inputLedger != nil {
+          sentToProcess += 1
+          inFlight.append(InFlightInput(sequence: sentToProcess, port: portName, kind: kind, value: value))
+          // Forget what the host has finished (its ledger), so the list stays short.
+          let finished = process.inputLedger?.finished ?? 0
+          while let first = inFlight.first, first.sequence <= finished { inFlight.removeFirst() }
+        }
+      }
     case .wouldBlock:
       inbox.putBack(port: portName, kind: kind, value: value)
     case .closed:
@@ -394,7 +476,8 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       InstanceStatus(
         name: spec.name, plugin: spec.plugin, phase: phase, pid: process?.pid,
         uptimeSeconds: startedAt.map { clock() - $0 }, restarts: restarts, messagesIn: messagesIn,
-        messagesOut: messagesOut, queueDepth: depth, drops: drops, refusals: refusalsBefore + refusals, peer: nil,
+        messagesOut: messagesOut, queueDepth: depth, drops: drops, refusals: refusalsBefore + refusals,
+        backPressureWaits: backPressureWaits, peer: nil,
         lastExit: lastExit,
         failure: failure,
         failedSince: failedSince, ports: ports)

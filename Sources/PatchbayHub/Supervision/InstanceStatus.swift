@@ -20,6 +20,9 @@ public struct InstanceStatus: Sendable, Codable {
   public var drops: Int
   /// Calls of the plugin that its host refused (invalid values, wrong port or state).
   public var refusals: Int
+  /// How often this instance's publishing had to wait for a full consumer (back-pressure: the
+  /// events were delivered, later). Drops are counted on the consumer and the route.
+  public var backPressureWaits: Int
   /// The plugin's own peer connection (its `connected` bool state output), while it runs:
   /// "connected" or "disconnected"; nil for plugins without one.
   public var peer: String?

@@ -20,45 +20,74 @@ final class PluginProcess: @unchecked Sendable {
   /// `PATCHBAY_INSTANCE=name` in the host's environment, inherited by whatever the plugin
   /// starts: how the hub (a subreaper) recognises the instance's escaped descendants.
   let marker: String
+  /// The input ledger shared with the host (`pc_input_ledger`); read after it died.
+  private let ledger: UnsafeMutablePointer<pc_input_ledger>?
   private weak var delegate: (any PluginProcessDelegate)?
   private let readerDone = DispatchSemaphore(value: 0)
   private let lock = NSLock()
   private var violation: ExitReason?
   private var escapedDescendants = 0
 
-  private init(pid: pid_t, socket: PacketSocket, marker: String, delegate: any PluginProcessDelegate) {
+  private init(
+    pid: pid_t, socket: PacketSocket, marker: String, ledger: UnsafeMutablePointer<pc_input_ledger>?,
+    delegate: any PluginProcessDelegate
+  ) {
     self.pid = pid
     self.socket = socket
     self.marker = marker
+    self.ledger = ledger
     self.delegate = delegate
+  }
+
+  deinit { pc_input_ledger_release(ledger) }
+
+  /// The host's own count of inputs it took and finished (untrusted: the page is writable by
+  /// the plugin), or nil without a ledger.
+  var inputLedger: (taken: UInt64, finished: UInt64)? {
+    guard let ledger else { return nil }
+    return (pc_input_ledger_taken(ledger), pc_input_ledger_finished(ledger))
   }
 
   static func spawn(
     host: String, instance: String, arguments: [String], delegate: any PluginProcessDelegate
   ) throws -> PluginProcess {
     let marker = "PATCHBAY_INSTANCE=\(instance)"
-    let spawned = SpawnThread.shared.run { () -> Result<(pid_t, PacketSocket), SocketError> in
+    let spawned = SpawnThread.shared.run { () -> Result<Spawned, SocketError> in
       do throws(SocketError) {
         return .success(try spawnHost(host, arguments: arguments, marker: marker))
       } catch {
         return .failure(error)
       }
     }
-    let (pid, hubEnd) = try spawned.get()
-    let process = PluginProcess(pid: pid, socket: hubEnd, marker: marker, delegate: delegate)
+    let child = try spawned.get()
+    let process = PluginProcess(
+      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger?.pointer, delegate: delegate)
     process.startThreads()
     return process
   }
 
   /// Runs on the spawner thread only (see `SpawnThread`).
-  private static func spawnHost(_ host: String, arguments: [String], marker: String) throws(SocketError) -> (
-    pid_t, PacketSocket
-  ) {
+  private struct Spawned: Sendable {
+    var pid: pid_t
+    var socket: PacketSocket
+    var ledger: LedgerPage?
+  }
+
+  /// The mapped ledger page, handed from the spawner thread to the process object once.
+  private struct LedgerPage: @unchecked Sendable {  // C boundary: a raw shared page.
+    var pointer: UnsafeMutablePointer<pc_input_ledger>
+  }
+
+  private static func spawnHost(_ host: String, arguments: [String], marker: String) throws(SocketError) -> Spawned {
     let (hubEnd, hostEnd) = try PacketSocket.pair()
+    var page: UnsafeMutablePointer<pc_input_ledger>?
+    let ledgerDescriptor = pc_input_ledger_create(&page)
+    defer { if ledgerDescriptor >= 0 { close(ledgerDescriptor) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, hostEnd.descriptor, 3)
+    if ledgerDescriptor >= 0 { posix_spawn_file_actions_adddup2(&actions, ledgerDescriptor, 4) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     let argv = ([host] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
@@ -81,9 +110,10 @@ final class PluginProcess: @unchecked Sendable {
     hostEnd.close()
     guard status == 0 else {
       hubEnd.close()
+      pc_input_ledger_release(page)
       throw SocketError(operation: "spawning \(host)", errno: status)
     }
-    return (pid, hubEnd)
+    return Spawned(pid: pid, socket: hubEnd, ledger: page.map(LedgerPage.init))
   }
 
   private func startThreads() {
