@@ -91,6 +91,9 @@ struct AccessoryRecordTests {
       text: ServerMessage.accessories(["ws_morning": .object(["service": .string("Switch")])]).text)
     #expect(session.probeTraffic()?.send == [.get(name: "ws_morning")])
     #expect(session.probeTraffic() == nil)
+    // An accessory the server does not know is answered too, only to the newest client.
+    _ = session.receive(text: response(false, "name 'ws_morning' undefined."))
+    #expect(session.probeTraffic() != nil)
     // A new connection starts afresh.
     session.closed()
     _ = session.opened()

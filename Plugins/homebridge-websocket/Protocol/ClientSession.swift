@@ -217,6 +217,9 @@ public struct ClientSession: Sendable {
       output.send = [.remove(name: name), .add(definition)] + resend(definition)
       return
     }
+    // The probe's `get` for an accessory the server does not know is answered with this,
+    // still only to the newest client: the traffic comes here.
+    if let first = accessories.first, message == "name '\(first.name)' undefined." { probeOutstanding = false }
     output.log(ack ? .debug : .warning, ack ? "Homebridge: \(message)" : "Homebridge refused: \(message)")
   }
 
