@@ -43,6 +43,9 @@ final class ClientTrafficTests {
     let lines = writes.lines
     let failures = lines.filter { $0.contains("retrying in") && !$0.contains("still unreachable") }
     #expect(failures.count == 3, "\(lines)")
+    #expect(
+      failures.first?.hasPrefix("warning: cannot connect to ws://127.0.0.1:\(port)/: Connection refused; retrying in")
+        == true, "\(lines)")
     #expect(!lines.contains { $0.contains("upgrade") || $0.contains("Inappropriate") }, "\(lines)")
     #expect(lines.count <= 3 + 4, "\(lines)")
     let simulator = try SimulatorProcess(port: port, directory: directory)

@@ -165,7 +165,7 @@ public final class HomebridgeClient: @unchecked Sendable {
     bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
       switch result {
       case .failure(let error):
-        self.attemptEnded(attempt, reason: "cannot connect to \(endpoint): \(error)")
+        self.attemptEnded(attempt, reason: "cannot connect to \(endpoint): \(ConnectFailure.describe(error))")
       case .success(let channel):
         channel.eventLoop.scheduleTask(in: self.timing.upgradeTimeout) {
           if self.channel !== channel, channel.isActive {
