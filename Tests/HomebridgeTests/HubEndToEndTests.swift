@@ -18,10 +18,21 @@ final class HubEndToEndTests {
   var configPath: String { directory.path + "/patchbay.toml" }
   var cachePath: String { directory.path + "/homebridge-cache.json" }
 
-  func startHub() throws {
+  static let defaultAccessories = """
+    [[instances.homekit.accessories]]
+    name = "ws_morning"
+    service = "Switch"
+    [[instances.homekit.accessories]]
+    name = "desk"
+    service = "Lightbulb"
+    characteristics = ["brightness"]
+    """
+
+  func startHub(accessories: String = defaultAccessories, extraRoutes: String = "") throws {
     let plugins = directory.path + "/plugins"
     try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-    for name in ["homebridge-websocket", "example-swift"] {
+    for name in ["homebridge-websocket", "example-swift"]
+    where !FileManager.default.fileExists(atPath: "\(plugins)/libpatchbay-plugin-\(name).so") {
       try FileManager.default.createSymbolicLink(
         atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
     }
@@ -36,19 +47,14 @@ final class HubEndToEndTests {
       [instances.homekit]
       plugin = "homebridge-websocket"
       url = "ws://127.0.0.1:\(port)"
-      [[instances.homekit.accessories]]
-      name = "ws_morning"
-      service = "Switch"
-      [[instances.homekit.accessories]]
-      name = "desk"
-      service = "Lightbulb"
-      characteristics = ["brightness"]
+      \(accessories)
 
       [instances.probe]
       plugin = "example-swift"
       record = "\(directory.path)/probe.jsonl"
       ports = [{ name = "desk_on", type = "bool", kind = "state" },
-               { name = "desk_light", type = "light", kind = "event" }]
+               { name = "desk_light", type = "light", kind = "event" },
+               { name = "homekit_connected", type = "bool", kind = "state" }]
 
       [[routes]]
       from = "homekit.desk.on.set"
@@ -57,6 +63,8 @@ final class HubEndToEndTests {
       [[routes]]
       from = "homekit.desk.light.set"
       to = "probe.desk_light"
+
+      \(extraRoutes)
       """)
     let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
     hub = process
@@ -160,5 +168,105 @@ final class HubEndToEndTests {
       BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
     #expect(
       service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
+  }
+
+  @Test func checkRefusesANameThatCrashesHomebridge() throws {
+    try directory.write(
+      "prototype.toml",
+      """
+      [instances.homekit]
+      plugin = "homebridge-websocket"
+      [[instances.homekit.accessories]]
+      name = "ws_morning"
+      service = "Switch"
+      [[instances.homekit.accessories]]
+      name = "constructor"
+      service = "Switch"
+      """)
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/prototype.toml"])
+    #expect(result.status != 0, "\(result.output)")
+    #expect(
+      result.output.contains(
+        "accessories.1.name: 'constructor' is a property every JavaScript object has; "
+          + "homebridge-websocket 0.2.2 crashes on it; choose another name"), "\(result.output)")
+  }
+
+  /// The plugin remembers what it added (in its state directory) and, on connect, removes
+  /// what the config no longer has and replaces an accessory whose service changed.
+  @Test func renamedAndReservicedAccessoriesAreReplacedOnConnect() throws {
+    let simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    let desk = """
+      [[instances.homekit.accessories]]
+      name = "desk"
+      service = "Lightbulb"
+      characteristics = ["brightness"]
+      """
+    try startHub(
+      accessories: desk + """
+
+        [[instances.homekit.accessories]]
+        name = "old_name"
+        service = "Switch"
+        [[instances.homekit.accessories]]
+        name = "fan"
+        service = "Switch"
+        """)
+    try simulator.waitForLine(containing: "add fan (Switch): accessory 'fan' is added.")
+    try simulator.waitForLine(containing: "add old_name (Switch): accessory 'old_name' is added.")
+    _ = try hub?.terminate()
+
+    let renamed =
+      desk + """
+
+        [[instances.homekit.accessories]]
+        name = "new_name"
+        service = "Switch"
+        [[instances.homekit.accessories]]
+        name = "fan"
+        service = "Lightbulb"
+        characteristics = ["brightness"]
+        """
+    try startHub(accessories: renamed)
+    try simulator.waitForLine(containing: "remove old_name: accessory 'old_name' is removed.")
+    try simulator.waitForLine(containing: "remove fan: accessory 'fan' is removed.")
+    try simulator.waitForLine(containing: "add fan (Lightbulb): accessory 'fan' is added.")
+    try simulator.waitForLine(containing: "add new_name (Switch): accessory 'new_name' is added.")
+    #expect(try patchbay("send", "homekit.fan.brightness", "40").status == 0)
+    try simulator.waitForLine(containing: "setValue fan.Brightness = 40")
+    let table = try simulator.control("table")
+    #expect(!table.contains("old_name"), "\(table)")
+    #expect(table.contains("fan (Lightbulb)"), "\(table)")
+    #expect(simulator.count("characteristic do not match") == 0)
+
+    // A third start with the same config changes nothing on the server.
+    _ = try hub?.terminate()
+    try startHub(accessories: renamed)
+    try simulator.waitForLine(containing: "add new_name (Switch): name 'new_name' is already used.")
+    try simulator.waitForLine(containing: "add fan (Lightbulb): name 'fan' is already used.")
+    #expect(simulator.count("remove ") == 2, "\(simulator.child.output)")
+  }
+
+  @Test func connectedPortFollowsTheWebsocket() throws {
+    var simulator = try SimulatorProcess(port: port, directory: directory)
+    try startHub(
+      extraRoutes: """
+        [[routes]]
+        from = "homekit.connected"
+        to = "probe.homekit_connected"
+        """)
+    try eventually("connected = true recorded: \(recorded)", within: 60) {
+      recorded.contains(#"{"port":"homekit_connected","value":true}"#)
+    }
+    try simulator.stop()
+    try eventually("connected = false recorded: \(recorded)", within: 60) {
+      recorded.last == #"{"port":"homekit_connected","value":false}"#
+    }
+    simulator = try SimulatorProcess(port: port, directory: directory, name: "simulator2")
+    defer { try? simulator.stop() }
+    try eventually("connected = true again: \(recorded)", within: 60) {
+      recorded.last == #"{"port":"homekit_connected","value":true}"#
+    }
   }
 }

@@ -88,7 +88,7 @@ final class PluginClientTests {
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
 
     try simulator.control("homekit-get ws_morning On")
-    try simulator.waitForLine(containing: "callback ws_morning.On = true (answers HomeKit's get)")
+    try simulator.waitForLine(containing: "callback ws_morning.On = true (cached for HomeKit's next read)")
 
     try simulator.control("homekit-set desk Brightness 70")
     try simulator.control("homekit-set ws_morning On false")
@@ -121,6 +121,12 @@ final class WriteLog: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return entries
+  }
+
+  var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return logLines
   }
 }
 

@@ -117,7 +117,7 @@ final class SimulatorTests {
     try simulator.control("homekit-get ws_evening On")
     try client.waitForFrame(containing: #"{"payload":{"characteristic":"On","name":"ws_evening"},"topic":"get"}"#)
     client.send(#"{"topic":"callback","payload":{"name":"ws_evening","characteristic":"On","value":true}}"#)
-    try simulator.waitForLine(containing: "callback ws_evening.On = true (answers HomeKit's get)")
+    try simulator.waitForLine(containing: "callback ws_evening.On = true (cached for HomeKit's next read)")
 
     let table = try simulator.control("table")
     #expect(table.contains("ws_evening (Switch): On=true"))
@@ -136,5 +136,117 @@ final class SimulatorTests {
       arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path], name: "simulator2")
     defer { try? restarted.stop() }
     #expect(try restarted.control("table").contains("kept (Switch): On=blank"))
+  }
+}
+
+/// Behaviour of the real homebridge-websocket 0.2.2 found in the field, which the simulator
+/// must reproduce so the plugin's tests catch a client that provokes it.
+@Suite("patchbay-sim homebridge reproduces the real server's failures", .serialized)
+final class SimulatorFailureTests {
+  let directory: TemporaryDirectory
+  let simulator: SimulatorProcess
+
+  init() throws {
+    directory = try TemporaryDirectory("homebridge-sim-failures")
+    simulator = try SimulatorProcess(port: freeTCPPort(), directory: directory)
+  }
+
+  deinit { try? simulator.stop() }
+
+  /// The real server keeps accessories in a plain JS object: `accessories["constructor"]`
+  /// already exists, so `add` says "already used" and the next `setValue` throws a TypeError
+  /// that kills Node. The old plugin sent exactly these frames for a config with such a name.
+  @Test(arguments: ["constructor", "__proto__", "toString", "hasOwnProperty"])
+  func aNameEveryJavaScriptObjectHasKillsHomebridge(name: String) throws {
+    let bystander = try TestWebSocketClient(port: simulator.port)
+    defer { bystander.close() }
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    try simulator.waitForLine(containing: "client 2 connected")
+    client.send(#"{"topic":"add","payload":{"name":"\#(name)","service":"Switch"}}"#)
+    try client.waitForFrame(containing: #""ack":false,"message":"name '\#(name)' is already used."}"#)
+    #expect(simulator.child.isRunning)
+    client.send(#"{"topic":"setValue","payload":{"name":"\#(name)","characteristic":"On","value":true}}"#)
+    let status = try simulator.child.waitForExit(within: 30)
+    #expect(status != 0)
+    #expect(
+      simulator.count("TypeError: Cannot read properties of undefined (reading 'getCharacteristic')") == 1,
+      "\(simulator.child.output)")
+    // The whole process died: every client lost its socket, and nobody listens any more.
+    try eventually("both clients to be disconnected", within: 30) { !client.isOpen && !bystander.isOpen }
+    #expect(throws: (any Error).self) { try TestWebSocketClient(port: self.simulator.port).close() }
+  }
+
+  @Test func callbackForSuchANameKillsHomebridgeToo() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"callback","payload":{"name":"valueOf","characteristic":"On","value":true}}"#)
+    #expect(try simulator.child.waitForExit(within: 30) != 0)
+  }
+
+  /// HomeKit's `set` and `get` go to the most recently connected client only; when that
+  /// client leaves, the server keeps writing into its closed socket.
+  @Test func homeKitTrafficGoesToTheNewestClientAndIsLostAfterItLeaves() throws {
+    let first = try TestWebSocketClient(port: simulator.port)
+    defer { first.close() }
+    first.send(#"{"topic":"add","payload":{"name":"shared","service":"Switch"}}"#)
+    try first.waitForFrame(containing: "accessory 'shared' is added.")
+    let second = try TestWebSocketClient(port: simulator.port)
+    try simulator.waitForLine(containing: "client 1 no longer receives traffic")
+    try simulator.control("homekit-set shared On true")
+    try second.waitForFrame(containing: #""name":"shared","value":true}"#)
+    second.close()
+    try simulator.waitForLine(containing: "client 2 disconnected")
+    #expect(try simulator.control("homekit-set shared On false").contains("ok"))
+    try simulator.waitForLine(
+      containing: "homekit set shared.On = false: sent to client 2, which has disconnected; lost")
+    try simulator.control("homekit-get shared On")
+    try simulator.waitForLine(containing: "homekit get shared.On: sent to client 2, which has disconnected; lost")
+    // The first client is still connected and never heard of any of it.
+    first.send(#"{"topic":"get","payload":{"name":"shared"}}"#)
+    try simulator.waitForLine(containing: "get shared")
+    #expect(first.isOpen)
+    #expect(!first.received.contains { $0.contains(#""topic":"set""#) || $0.contains(#""topic":"get""#) })
+    #expect(!first.received.contains { $0.contains(#""topic":"accessories""#) })
+  }
+
+  /// What a client meets after renaming an accessory or changing its service.
+  @Test func changedServiceAndRemoveAnswerLikeTheRealServer() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"lamp","service":"Switch"}}"#)
+    try client.waitForFrame(containing: "accessory 'lamp' is added.")
+    client.send(#"{"topic":"add","payload":{"name":"lamp","service":"Lightbulb","Brightness":"default"}}"#)
+    try client.waitForFrame(containing: "name 'lamp' is already used.")
+    client.send(#"{"topic":"setValue","payload":{"name":"lamp","characteristic":"Brightness","value":50}}"#)
+    try client.waitForFrame(containing: #""ack":false,"message":"name 'lamp' characteristic do not match."}"#)
+    client.send(#"{"topic":"setValue","payload":{"name":"lamp","characteristic":"Wattage","value":50}}"#)
+    try client.waitForFrame(containing: "characteristic 'Wattage' undefined.")
+    client.send(#"{"topic":"remove","payload":{"name":"lamp"}}"#)
+    try client.waitForFrame(containing: #""ack":true,"message":"accessory 'lamp' is removed."}"#)
+    client.send(#"{"topic":"remove","payload":{"name":"lamp"}}"#)
+    try client.waitForFrame(containing: #""ack":false,"message":"accessory 'lamp' not found."}"#)
+    client.send(#"{"topic":"add","payload":{"name":"lamp","service":"Lightbulb","Brightness":"default"}}"#)
+    try client.waitForFrame(containing: "accessory 'lamp', accessoryinformation is set.")
+    client.send(#"{"topic":"setValue","payload":{"name":"lamp","characteristic":"Brightness","value":50}}"#)
+    try simulator.waitForLine(containing: "setValue lamp.Brightness = 50")
+  }
+
+  /// 0.2.2 answers HomeKit's read from its cache at once and sends `get` at the same moment;
+  /// the client's `callback` only refreshes the cache for the next read.
+  @Test func homeKitReadsAreAnsweredFromTheCacheAtOnce() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"fan","service":"Switch"}}"#)
+    client.send(#"{"topic":"setValue","payload":{"name":"fan","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "setValue fan.On = true")
+    try simulator.control("homekit-get fan On")
+    try simulator.waitForLine(containing: "homekit get fan.On: HomeKit shows the cached value true")
+    try client.waitForFrame(containing: #"{"payload":{"characteristic":"On","name":"fan"},"topic":"get"}"#)
+    client.send(#"{"topic":"callback","payload":{"name":"fan","characteristic":"On","value":false}}"#)
+    try simulator.waitForLine(containing: "callback fan.On = false (cached for HomeKit's next read)")
+    try simulator.control("homekit-get fan On")
+    try simulator.waitForLine(containing: "homekit get fan.On: HomeKit shows the cached value false")
+    #expect(simulator.count("timed out") == 0)
   }
 }

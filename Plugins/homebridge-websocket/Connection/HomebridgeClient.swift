@@ -1,13 +1,17 @@
+import Foundation
 import HomebridgeProtocol
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+
 import struct PatchbayPluginKit.RetryBackoff
 
 /// A websocket client of the Homebridge-websocket server that stays connected: it
-/// reconnects with back-off, announces its accessories and re-sends every value on each
-/// connect, answers HomeKit reads, and reports HomeKit writes.
+/// reconnects with back-off, announces its accessories (removing those it added earlier and
+/// the config no longer has) and re-sends every value on each connect, answers HomeKit
+/// reads, reports HomeKit writes, and notices when another client has taken the server's
+/// traffic.
 ///
 /// All state lives on one event loop of its own; the public methods may be called from any
 /// thread. Callbacks run on that loop and must return quickly. After `stop()` returns no
@@ -16,40 +20,83 @@ public final class HomebridgeClient: @unchecked Sendable {
   public typealias LogHandler = @Sendable (ClientSession.LogLevel, String) -> Void
   /// A HomeKit write, with the accessory's current values by characteristic (after the write).
   public typealias WriteHandler = @Sendable (ClientSession.HomeKitWrite, [String: JSONValue]) -> Void
+  /// The websocket opened (true) or closed (false).
+  public typealias ConnectionHandler = @Sendable (Bool) -> Void
+
+  /// How long the client waits for what; the defaults suit a real Homebridge, tests shorten them.
+  public struct Timing: Sendable {
+    public var backoff = RetryBackoff()
+    /// A server that accepts TCP but does not finish the websocket upgrade in this time is dropped.
+    public var upgradeTimeout = TimeAmount.seconds(10)
+    public var pingInterval = TimeAmount.seconds(15)
+    /// A server silent for this long (no pong, no frame) is dropped.
+    public var silenceLimit = TimeAmount.seconds(45)
+    /// How often the client checks that the server's traffic still comes to it.
+    public var trafficProbeInterval = TimeAmount.seconds(15)
+    /// After another client took the traffic, how long before reconnecting to take it back.
+    public var reclaimDelay = TimeAmount.seconds(60)
+    /// While the server is away, at most one summary line per this interval.
+    public var outageSummaryInterval = Duration.seconds(60)
+    public init() {}
+  }
 
   public let endpoint: WebSocketEndpoint
   private let group: MultiThreadedEventLoopGroup
   private let loop: any EventLoop
   private let log: LogHandler
   private let onHomeKitWrite: WriteHandler
+  private let onConnectionChange: ConnectionHandler
+  private let timing: Timing
+  /// Where `session.added` is kept across restarts; nil keeps it in memory only.
+  private let stateFile: String?
 
   // Confined to `loop`.
   private var session: ClientSession
   private var channel: (any Channel)?
-  private var backoff = RetryBackoff()
+  private var backoff: RetryBackoff
+  private var outageLog: ReconnectLogPolicy
   private var reconnect: Scheduled<Void>?
   private var keepalive: RepeatedTask?
+  private var trafficCheck: RepeatedTask?
   private var connectedAt: NIODeadline?
   private var lastFrameAt = NIODeadline.now()
   private var started = false
   private var stopped = false
   private var attempts = 0
+  /// Why the current attempt ends, when known before its socket closes (a failed upgrade, a reclaim).
+  private var endReason: String?
 
-  static let upgradeTimeout = TimeAmount.seconds(10)
-  static let pingInterval = TimeAmount.seconds(15)
-  static let silenceLimit = TimeAmount.seconds(45)
   static let maxFrameSize = 1 << 20
+  public static let stateFileName = "added-accessories.json"
 
   public init(
-    endpoint: WebSocketEndpoint, accessories: [AccessoryDefinition], log: @escaping LogHandler,
-    onHomeKitWrite: @escaping WriteHandler
+    endpoint: WebSocketEndpoint, accessories: [AccessoryDefinition], stateFile: String? = nil,
+    timing: Timing = Timing(), log: @escaping LogHandler, onHomeKitWrite: @escaping WriteHandler,
+    onConnectionChange: @escaping ConnectionHandler = { _ in }
   ) {
     self.endpoint = endpoint
     group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     loop = group.next()
-    session = ClientSession(accessories: accessories)
+    self.stateFile = stateFile
+    self.timing = timing
+    backoff = timing.backoff
+    outageLog = ReconnectLogPolicy(endpoint: endpoint.description, summaryInterval: timing.outageSummaryInterval)
+    var warning: String?
+    var added = AddedAccessories()
+    if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
+      if let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
+        let record = AddedAccessories(jsonText: text)
+      {
+        added = record
+      } else {
+        warning = "\(stateFile) is unreadable; accessories added earlier and no longer configured stay in Homebridge"
+      }
+    }
+    session = ClientSession(accessories: accessories, added: added)
     self.log = log
     self.onHomeKitWrite = onHomeKitWrite
+    self.onConnectionChange = onConnectionChange
+    if let warning { log(.warning, warning) }
   }
 
   /// Starts connecting; returns at once. Connection failures are logged and retried.
@@ -57,6 +104,7 @@ public final class HomebridgeClient: @unchecked Sendable {
     loop.execute {
       guard !self.started, !self.stopped else { return }
       self.started = true
+      self.onConnectionChange(false)
       self.connect()
     }
   }
@@ -67,6 +115,7 @@ public final class HomebridgeClient: @unchecked Sendable {
       self.stopped = true
       self.reconnect?.cancel()
       self.keepalive?.cancel()
+      self.trafficCheck?.cancel()
       guard let channel = self.channel else { return self.loop.makeSucceededVoidFuture() }
       self.channel = nil
       self.session.closed()
@@ -103,6 +152,7 @@ public final class HomebridgeClient: @unchecked Sendable {
   private func connect() {
     guard !stopped else { return }
     attempts += 1
+    endReason = nil
     let attempt = attempts
     let endpoint = self.endpoint
     let bootstrap = ClientBootstrap(group: loop)
@@ -115,13 +165,17 @@ public final class HomebridgeClient: @unchecked Sendable {
     bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
       switch result {
       case .failure(let error):
-        self.attemptEnded(attempt, reason: "cannot connect to \(endpoint): \(error)")
+        self.attemptEnded(attempt, reason: "cannot connect to \(endpoint): \(ConnectFailure.describe(error))")
       case .success(let channel):
-        channel.eventLoop.scheduleTask(in: Self.upgradeTimeout) {
-          if self.channel !== channel { channel.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: self.timing.upgradeTimeout) {
+          if self.channel !== channel, channel.isActive {
+            self.endReason = "\(endpoint) did not finish the websocket upgrade in time"
+            channel.close(promise: nil)
+          }
         }
         channel.closeFuture.whenComplete { _ in
-          self.attemptEnded(attempt, reason: "connection to \(endpoint) closed")
+          let reason = attempt == self.attempts ? self.endReason : nil
+          self.attemptEnded(attempt, reason: reason ?? "connection to \(endpoint) closed")
           if self.channel === channel { self.channel = nil }
         }
       }
@@ -146,15 +200,22 @@ public final class HomebridgeClient: @unchecked Sendable {
       notUpgradingCompletionHandler: { channel in channel.eventLoop.makeCompletedFuture { false } })
     let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
       configuration: .init(upgradeConfiguration: configuration))
+    // The attempt's one log line comes from `attemptEnded`; here only the reason is noted. A
+    // channel that goes away before the upgrade (refused connect, closed socket) also fails
+    // this future, with "inappropriate operation for state": a consequence, not a cause.
     upgraded.whenComplete { result in
       switch result {
       case .success(true):
         self.opened(channel)
       case .success(false):
-        self.log(.warning, "\(endpoint) refused the websocket upgrade; is it homebridge-websocket?")
+        if channel.isActive {
+          self.endReason = "\(endpoint) refused the websocket upgrade; is it homebridge-websocket?"
+        }
         channel.close(promise: nil)
       case .failure(let error):
-        self.log(.warning, "websocket upgrade with \(endpoint) failed: \(error)")
+        if channel.isActive, self.endReason == nil {
+          self.endReason = "websocket upgrade with \(endpoint) failed: \(error)"
+        }
         channel.close(promise: nil)
       }
     }
@@ -169,17 +230,48 @@ public final class HomebridgeClient: @unchecked Sendable {
     connectedAt = .now()
     lastFrameAt = .now()
     keepalive?.cancel()
-    keepalive = loop.scheduleRepeatedTask(initialDelay: Self.pingInterval, delay: Self.pingInterval) { _ in
+    keepalive = loop.scheduleRepeatedTask(initialDelay: timing.pingInterval, delay: timing.pingInterval) { _ in
       self.checkAlive(channel)
     }
-    log(.info, "connected to Homebridge at \(endpoint)")
+    trafficCheck?.cancel()
+    trafficCheck = loop.scheduleRepeatedTask(
+      initialDelay: timing.trafficProbeInterval, delay: timing.trafficProbeInterval
+    ) { _ in self.checkTraffic(channel) }
+    let line = outageLog.connected(at: .now)
+    log(line.level, line.message)
+    onConnectionChange(true)
     perform(session.opened())
+  }
+
+  /// The server sends HomeKit's writes and reads only to its newest client, and a websocket
+  /// ping cannot tell (every socket answers its own). An unanswered `get` can: when another
+  /// client took the traffic, warn, and later reconnect to take it back (if that client has
+  /// gone, the server is writing into its closed socket and nobody else will fix it).
+  private func checkTraffic(_ channel: any Channel) {
+    guard self.channel === channel else { return }
+    if let probe = session.probeTraffic() {
+      perform(probe)
+      return
+    }
+    trafficCheck?.cancel()
+    trafficCheck = nil
+    let delay = timing.reclaimDelay
+    log(
+      .warning,
+      "another client has connected to Homebridge at \(endpoint): the server now sends HomeKit's writes and "
+        + "reads only to it, so they no longer reach patchbay (patchbay's values still reach HomeKit); "
+        + "reconnecting in \(delay.nanoseconds / 1_000_000_000) s to take them back")
+    loop.scheduleTask(in: delay) {
+      guard self.channel === channel else { return }
+      self.endReason = "closed to take Homebridge's traffic back from another client"
+      channel.close(promise: nil)
+    }
   }
 
   /// Pings a quiet server and gives up on one that stopped answering (a hung Homebridge).
   private func checkAlive(_ channel: any Channel) {
     guard self.channel === channel else { return }
-    if NIODeadline.now() - lastFrameAt > Self.silenceLimit {
+    if NIODeadline.now() - lastFrameAt > timing.silenceLimit {
       log(.warning, "Homebridge at \(endpoint) stopped answering; reconnecting")
       channel.close(promise: nil)
       return
@@ -194,14 +286,21 @@ public final class HomebridgeClient: @unchecked Sendable {
     attempts += 1  // later events of this attempt are ignored
     keepalive?.cancel()
     keepalive = nil
+    trafficCheck?.cancel()
+    trafficCheck = nil
     let wasOpen = session.isOpen
     session.closed()
     channel = nil
     guard !stopped else { return }
+    if wasOpen { onConnectionChange(false) }
     if let connectedAt, NIODeadline.now() - connectedAt > .seconds(10) { backoff.reset() }
     connectedAt = nil
     let delay = backoff.next()
-    log(wasOpen ? .warning : .info, "\(reason); retrying in \(String(format: "%.1f", delay)) s")
+    let line =
+      wasOpen
+      ? outageLog.connectionLost(at: .now, reason: reason, retryIn: delay)
+      : outageLog.attemptFailed(at: .now, reason: reason, retryIn: delay)
+    if let line { log(line.level, line.message) }
     reconnect = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { self.connect() }
   }
 
@@ -224,6 +323,7 @@ public final class HomebridgeClient: @unchecked Sendable {
 
   private func perform(_ output: ClientSession.Output) {
     for entry in output.logs { log(entry.level, entry.message) }
+    if output.addedChanged { saveAdded() }
     if let channel, !output.send.isEmpty {
       for message in output.send {
         let text = message.text
@@ -239,6 +339,21 @@ public final class HomebridgeClient: @unchecked Sendable {
         values[key.characteristic] = value
       }
       onHomeKitWrite(write, values)
+    }
+  }
+
+  /// Written to a temporary file and renamed, so a crash never leaves half a record.
+  private func saveAdded() {
+    guard let stateFile else { return }
+    let temporary = stateFile + ".tmp"
+    do {
+      try session.added.jsonText.write(toFile: temporary, atomically: false, encoding: .utf8)
+      guard rename(temporary, stateFile) == 0 else {
+        log(.warning, "cannot replace \(stateFile): \(String(cString: strerror(errno)))")
+        return
+      }
+    } catch {
+      log(.warning, "cannot write \(temporary): \(error)")
     }
   }
 }

@@ -35,7 +35,9 @@ func checkSafe(_ message: ClientMessage) {
     precondition(value.stringValue == nil && value != .null, "sent a non-HAP value: \(message.text)")
     precondition(spec!.conformed(value) == value, "sent a value outside the characteristic: \(message.text)")
     precondition(payload["value"] == value, "value lost in encoding: \(message.text)")
-  default:
-    break
+  case .add(let definition):
+    precondition(!PrototypePropertyNames.contains(definition.name), "sent a name Homebridge crashes on")
+  case .remove(let name), .get(let name):
+    precondition(!PrototypePropertyNames.contains(name), "sent a name Homebridge crashes on: \(message.text)")
   }
 }

@@ -68,6 +68,9 @@ struct HomebridgeConfig: Decodable {
             name: accessory.name, service: accessory.service, enabling: accessory.characteristics ?? [],
             manufacturer: accessory.manufacturer, model: accessory.model, serialNumber: accessory.serialnumber,
             firmwareRevision: accessory.firmwarerevision))
+      } catch .nameCrashesHomebridge {
+        throw PluginError.config(
+          "accessories.\(index).name: \(AccessoryDefinition.Problem.nameCrashesHomebridge(accessory.name))")
       } catch .unknownService {
         throw PluginError.config(
           "accessories.\(index).service: unknown service '\(accessory.service)' (one of "

@@ -3,10 +3,12 @@ import HomebridgeProtocol
 import PatchbayPluginKit
 
 /// homebridge-websocket: makes patchbay ports HomeKit accessories through the
-/// Homebridge-websocket plugin, and HomeKit writes patchbay outputs.
+/// Homebridge-websocket plugin, and HomeKit writes patchbay outputs. The instance's
+/// `connected` output (state, bool) is true while the websocket to Homebridge is open.
 final class HomebridgePlugin: PatchbayPlugin {
   let context: PluginContext
   let client: HomebridgeClient
+  let connected: OutputPort
   /// Input port index -> the accessory it belongs to and what it carries.
   let inputs: [UInt32: (accessory: Int, input: AccessoryPorts.Input)]
   let accessories: [AccessoryPorts]
@@ -14,6 +16,9 @@ final class HomebridgePlugin: PatchbayPlugin {
   init(context: PluginContext) throws {
     self.context = context
     let (endpoint, definitions) = try HomebridgeConfig.load(from: context)
+    let connected = try context.addOutput(
+      "connected", .bool, kind: .state, description: "the websocket to Homebridge is open")
+    self.connected = connected
     var accessories: [AccessoryPorts] = []
     var inputs: [UInt32: (accessory: Int, input: AccessoryPorts.Input)] = [:]
     for definition in definitions {
@@ -26,6 +31,7 @@ final class HomebridgePlugin: PatchbayPlugin {
     let byName = Dictionary(uniqueKeysWithValues: accessories.map { ($0.definition.name, $0) })
     client = HomebridgeClient(
       endpoint: endpoint, accessories: definitions,
+      stateFile: context.stateDirectory + "/" + HomebridgeClient.stateFileName,
       log: { [context] level, message in
         switch level {
         case .debug: context.log(.debug, message)
@@ -39,7 +45,8 @@ final class HomebridgePlugin: PatchbayPlugin {
         for (value, output) in ports.publications(for: write, values: values) {
           context.publish(value, on: output)
         }
-      })
+      },
+      onConnectionChange: { [context] open in context.publish(.bool(open), on: connected) })
   }
 
   func start() throws {

@@ -11,11 +11,16 @@ public struct AccessoryDefinition: Sendable, Hashable {
 
   /// Why a definition is refused; the plugin turns these into config errors naming the key.
   public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A name the real server crashes on (see `PrototypePropertyNames`).
+    case nameCrashesHomebridge(String)
     case unknownService(String)
     case unknownCharacteristic(String, service: String, allowed: [String])
 
     public var description: String {
       switch self {
+      case .nameCrashesHomebridge(let name):
+        "'\(name)' is a property every JavaScript object has; homebridge-websocket 0.2.2 crashes on it; "
+          + "choose another name"
       case .unknownService(let name):
         "unknown service '\(name)' (one of \(ServiceCatalog.serviceNames.joined(separator: ", ")))"
       case .unknownCharacteristic(let name, let service, let allowed):
@@ -30,6 +35,7 @@ public struct AccessoryDefinition: Sendable, Hashable {
     name: String, service serviceName: String, enabling optionalNames: [String] = [], manufacturer: String? = nil,
     model: String? = nil, serialNumber: String? = nil, firmwareRevision: String? = nil
   ) throws(Problem) {
+    guard !PrototypePropertyNames.contains(name) else { throw .nameCrashesHomebridge(name) }
     guard let service = ServiceCatalog.service(named: serviceName) else { throw .unknownService(serviceName) }
     var enabled: Set<String> = []
     for optionalName in optionalNames {

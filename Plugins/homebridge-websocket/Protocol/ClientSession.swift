@@ -33,6 +33,8 @@ public struct ClientSession: Sendable {
     public var send: [ClientMessage] = []
     public var homeKitWrites: [HomeKitWrite] = []
     public var logs: [Log] = []
+    /// `added` changed: the driver saves it.
+    public var addedChanged = false
 
     public struct Log: Sendable, Hashable {
       public var level: LogLevel
@@ -47,34 +49,65 @@ public struct ClientSession: Sendable {
   /// Latest value per characteristic, kept while disconnected and re-sent on connect.
   public private(set) var values: [Key: JSONValue] = [:]
   public private(set) var isOpen = false
+  /// What the server holds because this client added it, as far as its answers told.
+  public private(set) var added: AddedAccessories
+  /// A traffic probe was sent and its answer has not come.
+  private var probeOutstanding = false
+  /// Accessories removed and added again on this connection after "characteristic do not match".
+  private var replacedThisConnection: Set<String> = []
 
-  public init(accessories: [AccessoryDefinition]) {
+  public init(accessories: [AccessoryDefinition], added: AddedAccessories = AddedAccessories()) {
     self.accessories = accessories
     byName = Dictionary(accessories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.added = added
   }
 
   public func value(_ key: Key) -> JSONValue? { values[key] }
 
-  /// The websocket is open: announce every accessory (an "already used" answer is success),
-  /// then push every known value, because the server forgets values when it restarts.
+  /// The websocket is open: remove what this client added earlier and the config no longer
+  /// has, or has with another service (the server would keep the old one); announce every
+  /// accessory (an "already used" answer is success); then push every known value, because
+  /// the server forgets values when it restarts.
   public mutating func opened() -> Output {
     isOpen = true
+    probeOutstanding = false
+    replacedThisConnection = []
     var output = Output()
-    output.send = accessories.map { .add($0) }
-    for definition in accessories {
-      for spec in definition.characteristics {
-        let key = Key(accessory: definition.name, characteristic: spec.name)
-        if let value = values[key] {
-          output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: value))
-        }
-      }
+    for (name, service) in added.services.sorted(by: { $0.key < $1.key }) where byName[name]?.service.name != service {
+      output.send.append(.remove(name: name))
+      let now =
+        byName[name].map { "its service changed from \(service) to \($0.service.name)" } ?? "not configured any more"
+      output.log(.info, "removing accessory '\(name)' from Homebridge: \(now)")
     }
+    output.send += accessories.map { .add($0) }
+    for definition in accessories { output.send += resend(definition) }
     output.log(.info, "connected: adding \(accessories.count) accessories, re-sending \(values.count) values")
     return output
   }
 
+  private func resend(_ definition: AccessoryDefinition) -> [ClientMessage] {
+    definition.characteristics.compactMap { spec in
+      values[Key(accessory: definition.name, characteristic: spec.name)].map {
+        .setValue(name: definition.name, characteristic: spec.name, value: $0)
+      }
+    }
+  }
+
   public mutating func closed() {
     isOpen = false
+  }
+
+  /// Checks that the server still sends its traffic to this client: it sends HomeKit's writes
+  /// and reads, and its answers, only to the most recently connected client. Returns a `get`
+  /// to send (its answer comes back only to the newest client), or nil when the previous
+  /// probe is still unanswered: another client has taken the traffic.
+  public mutating func probeTraffic() -> Output? {
+    guard isOpen, let first = accessories.first else { return Output() }
+    guard !probeOutstanding else { return nil }
+    probeOutstanding = true
+    var output = Output()
+    output.send = [.get(name: first.name)]
+    return output
   }
 
   /// The hub set a value. It is conformed to the characteristic, remembered (unless it is an
@@ -118,14 +151,9 @@ public struct ClientSession: Sendable {
     }
     switch message {
     case .response(let ack, let message):
-      if ack {
-        output.log(.debug, "Homebridge: \(message)")
-      } else if message.hasSuffix("is already used.") {
-        output.log(.debug, "Homebridge already knows the accessory: \(message)")
-      } else {
-        output.log(.warning, "Homebridge refused: \(message)")
-      }
-    case .accessories:
+      respond(to: ack, message, &output)
+    case .accessories(let list):
+      if let first = accessories.first, list[first.name] != nil { probeOutstanding = false }
       output.log(.debug, "Homebridge sent its accessory list")
     case .set(let name, let characteristic, let value):
       let key = Key(accessory: name, characteristic: characteristic)
@@ -149,6 +177,57 @@ public struct ClientSession: Sendable {
       }
     }
     return output
+  }
+
+  /// Keeps `added` in step with the server's answers, and replaces an accessory whose
+  /// service on the server is not the configured one (values for it are refused).
+  private mutating func respond(to ack: Bool, _ message: String, _ output: inout Output) {
+    if let name = Self.name(in: message, "accessory '", "' is added.")
+      ?? Self.name(in: message, "name '", "' is already used."), let definition = byName[name]
+    {
+      output.log(.debug, "Homebridge: \(message)")
+      if added.services[name] != definition.service.name {
+        added.services[name] = definition.service.name
+        output.addedChanged = true
+      }
+      return
+    }
+    if let name = Self.name(in: message, "accessory '", "' is removed.")
+      ?? Self.name(in: message, "accessory '", "' not found.")
+    {
+      output.log(.debug, "Homebridge: \(message)")
+      // Only a removal this client asked for: gone from the config, or about to be added again.
+      if let recorded = added.services[name], recorded != byName[name]?.service.name {
+        added.services[name] = nil
+        output.addedChanged = true
+      }
+      return
+    }
+    if let name = Self.name(in: message, "name '", "' characteristic do not match."), let definition = byName[name],
+      !replacedThisConnection.contains(name)
+    {
+      // Added with another service before this client kept a record: replace it once.
+      replacedThisConnection.insert(name)
+      output.log(
+        .warning,
+        "Homebridge has accessory '\(name)' with another service than \(definition.service.name); "
+          + "removing and adding it again")
+      added.services[name] = "unknown"
+      output.addedChanged = true
+      output.send = [.remove(name: name), .add(definition)] + resend(definition)
+      return
+    }
+    // The probe's `get` for an accessory the server does not know is answered with this,
+    // still only to the newest client: the traffic comes here.
+    if let first = accessories.first, message == "name '\(first.name)' undefined." { probeOutstanding = false }
+    output.log(ack ? .debug : .warning, ack ? "Homebridge: \(message)" : "Homebridge refused: \(message)")
+  }
+
+  /// The accessory name in one of the server's answers, e.g. `accessory 'X' is added.`.
+  static func name(in message: String, _ prefix: String, _ suffix: String) -> String? {
+    guard message.hasPrefix(prefix), message.hasSuffix(suffix), message.count >= prefix.count + suffix.count
+    else { return nil }
+    return String(message.dropFirst(prefix.count).dropLast(suffix.count))
   }
 
   static func excerpt(_ text: String) -> String {

@@ -4,7 +4,8 @@ import HomebridgeProtocol
 enum ControlCommand: Sendable, Hashable {
   /// HomeKit writes a value (a user tapped a tile): sends `set` to the client.
   case homeKitSet(accessory: String, characteristic: String, value: JSONValue)
-  /// HomeKit reads a value: sends `get` to the client, which should answer with `callback`.
+  /// HomeKit reads a value: answered from the cache at once, and `get` goes to the client,
+  /// whose `callback` refreshes the cache for the next read.
   case homeKitGet(accessory: String, characteristic: String)
   /// Prints the accessory table.
   case table
@@ -12,7 +13,7 @@ enum ControlCommand: Sendable, Hashable {
 
   static let usage = [
     "homekit-set NAME CHARACTERISTIC VALUE   HomeKit writes a value (sends 'set' to the client)",
-    "homekit-get NAME CHARACTERISTIC         HomeKit reads a value (sends 'get' to the client)",
+    "homekit-get NAME CHARACTERISTIC         HomeKit reads (cache answers; sends 'get' to the client)",
     "table                                   prints the accessories and their values",
   ]
 

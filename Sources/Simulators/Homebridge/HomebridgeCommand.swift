@@ -12,9 +12,11 @@ public struct HomebridgeCommand: AsyncParsableCommand {
       Prints one line per client message, HomeKit write and scene. Control commands come from \
       stdin and from --control PATH:
         homekit-set NAME CHARACTERISTIC VALUE   HomeKit writes a value (sends 'set' to the client)
-        homekit-get NAME CHARACTERISTIC         HomeKit reads a value (sends 'get' to the client)
+        homekit-get NAME CHARACTERISTIC         HomeKit reads (cache answers; sends 'get' to the client)
         table                                   prints the accessories and their values
       Automations: 'ws_morning.On=true: scene Good Morning: ws_morning.On=false, ws_evening.On=false'
+      A frame that kills the real Node process (setValue or callback for an accessory named like a \
+      member every JavaScript object has, e.g. 'constructor') ends the simulator with exit status 1.
       """)
 
   @Option(help: "TCP port of the websocket server.")

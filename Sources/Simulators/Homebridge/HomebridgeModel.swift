@@ -1,8 +1,8 @@
 import HomebridgeProtocol
 
-/// The simulated homebridge-websocket plugin without I/O: accessories, cached values,
-/// pending HomeKit reads and automations, and its answers to each client frame, with the
-/// real plugin's texts. The server around it sends, debounces and prints.
+/// The simulated homebridge-websocket plugin without I/O: accessories, cached values and
+/// automations, and its answers to each client frame, with the real plugin's texts (0.2.2).
+/// The server around it sends, debounces and prints.
 struct HomebridgeModel: Sendable {
   struct Key: Sendable, Hashable, CustomStringConvertible {
     var accessory: String
@@ -16,12 +16,15 @@ struct HomebridgeModel: Sendable {
     var replies: [ServerMessage] = []
     /// HomeKit writes for the client (`set`), which the server may debounce.
     var homeKitWrites: [ServerMessage] = []
-    /// HomeKit reads sent to the client; the server times them out.
-    var homeKitReads: [Key] = []
+    /// HomeKit reads (`get`) for the client; HomeKit has already been answered from the cache.
+    var homeKitReads: [ServerMessage] = []
     /// Lines for stdout.
     var lines: [String] = []
     /// Set when the frame would crash the real Homebridge: the server closes that connection.
     var refusal: String?
+    /// Set when the real Homebridge would die of this frame (an uncaught exception ends the
+    /// Node process): the server ends the whole simulator. The text is Node's error.
+    var crash: String?
     /// The accessory list changed (save the cache).
     var accessoriesChanged = false
 
@@ -30,7 +33,6 @@ struct HomebridgeModel: Sendable {
 
   private(set) var accessories: [SimulatedAccessory] = []
   var automations: [Automation] = []
-  private(set) var pendingReads: Set<Key> = []
 
   init(accessories: [SimulatedAccessory] = [], automations: [Automation] = []) {
     self.accessories = accessories
@@ -73,7 +75,9 @@ struct HomebridgeModel: Sendable {
     }
     let serviceName = payload["service"]?.stringValue ?? payload["service"].map(\.description) ?? "undefined"
     let message: String
-    if index(of: name) != nil {
+    // The real plugin looks the name up in a plain JS object: `constructor` and the other
+    // members every object inherits look like accessories that already exist.
+    if index(of: name) != nil || PrototypePropertyNames.contains(name) {
       message = "name '\(name)' is already used."
       output.respond(false, message)
     } else if let service = ServiceCatalog.service(named: serviceName) {
@@ -94,7 +98,6 @@ struct HomebridgeModel: Sendable {
     let message: String
     if let index = index(of: name) {
       accessories.remove(at: index)
-      pendingReads = pendingReads.filter { $0.accessory != name }
       message = "accessory '\(name)' is removed."
       output.respond(true, message)
       output.accessoriesChanged = true
@@ -105,18 +108,36 @@ struct HomebridgeModel: Sendable {
     output.lines.append("remove \(name): \(message)")
   }
 
-  /// The real plugin's checks, in its order. Returns the accessory index, spec and value, or
-  /// the error text; sets `refusal` for values that would crash it.
+  /// The real plugin's checks, in its order (name, characteristic known to HAP, value present,
+  /// characteristic of this accessory's service, range). Returns the accessory index, spec
+  /// and value, or the error text; sets `refusal` for values that would crash it and `crash`
+  /// for a name that kills it.
   private func validate(_ payload: [String: JSONValue], _ output: inout Output) -> Result<
     (Int, CharacteristicSpec, JSONValue), Rejection
   > {
     let name = payload["name"]?.stringValue ?? "undefined"
     let characteristic = payload["characteristic"]?.stringValue ?? "undefined"
-    guard let index = index(of: name) else { return .failure(Rejection("name '\(name)' undefined.")) }
-    guard let spec = accessories[index].characteristic(named: characteristic) else {
+    // `typeof accessories[name]` is "function" for an inherited member: it passes this check.
+    let inherited = PrototypePropertyNames.contains(name)
+    let found = index(of: name)
+    guard found != nil || inherited else { return .failure(Rejection("name '\(name)' undefined.")) }
+    guard Self.knownCharacteristics.contains(characteristic) else {
       return .failure(Rejection("characteristic '\(characteristic)' undefined."))
     }
     let value = payload["value"] ?? .null
+    if value == .null { return .failure(Rejection("name '\(name)' value undefined.")) }
+    guard let index = found, !inherited else {
+      // `accessories[name].service` of an inherited member is undefined.
+      output.crash = "TypeError: Cannot read properties of undefined (reading 'getCharacteristic')"
+      return .failure(Rejection(""))
+    }
+    guard let spec = accessories[index].characteristic(named: characteristic) else {
+      if accessories[index].service.characteristic(named: characteristic) != nil {
+        // An optional characteristic the add did not enable.
+        return .failure(Rejection("characteristic '\(characteristic)' undefined."))
+      }
+      return .failure(Rejection("name '\(name)' characteristic do not match."))
+    }
     switch value {
     case .null:
       return .failure(Rejection("name '\(name)' value undefined."))
@@ -146,7 +167,7 @@ struct HomebridgeModel: Sendable {
   private mutating func setValue(_ payload: [String: JSONValue], _ output: inout Output) {
     switch validate(payload, &output) {
     case .failure(let rejection):
-      guard output.refusal == nil else { return }
+      guard output.refusal == nil, output.crash == nil else { return }
       output.respond(false, rejection.message)
       output.lines.append("setValue \(Self.describeTarget(payload)): \(rejection.message)")
     case .success(let (index, spec, value)):
@@ -156,7 +177,6 @@ struct HomebridgeModel: Sendable {
         line += " (above the maximum \(JSONValue.number(maxValue)): accepted, the real plugin does not check it)"
       }
       output.lines.append(line)
-      if pendingReads.remove(key) != nil { output.lines.append("homekit get \(key) answered: \(value)") }
       change(key, at: index, to: value, &output)
     }
   }
@@ -165,13 +185,13 @@ struct HomebridgeModel: Sendable {
     switch validate(payload, &output) {
     case .failure(let rejection):
       // The real plugin only logs an invalid callback; the client gets no answer.
-      guard output.refusal == nil else { return }
+      guard output.refusal == nil, output.crash == nil else { return }
       output.lines.append("callback \(Self.describeTarget(payload)): \(rejection.message) (not answered)")
     case .success(let (index, spec, value)):
+      // Only the cache changes; HomeKit already had its answer and sees this at its next read.
       let key = Key(accessory: accessories[index].name, characteristic: spec.name)
       accessories[index].values[spec.name] = value
-      let answered = pendingReads.remove(key) != nil
-      output.lines.append("callback \(key) = \(value)" + (answered ? " (answers HomeKit's get)" : " (no get pending)"))
+      output.lines.append("callback \(key) = \(value) (cached for HomeKit's next read)")
     }
   }
 
@@ -245,18 +265,12 @@ struct HomebridgeModel: Sendable {
       output.lines.append("error: no characteristic \(key)")
       return output
     }
-    pendingReads.insert(key)
-    output.replies.append(.get(name: key.accessory, characteristic: key.characteristic))
-    output.homeKitReads.append(key)
-    output.lines.append("homekit get \(key)")
+    // 0.2.2 answers HomeKit from its cache at once and sends `get` to the client at the same
+    // moment; the client's `callback` only refreshes the cache for the next read.
+    let cached = accessories[index].values[key.characteristic]
+    output.homeKitReads.append(.get(name: key.accessory, characteristic: key.characteristic))
+    output.lines.append("homekit get \(key): HomeKit shows the cached value \(cached?.description ?? "blank")")
     return output
-  }
-
-  /// The real plugin answers HomeKit from its cache after 2 s without a callback.
-  mutating func homeKitReadTimedOut(_ key: Key) -> [String] {
-    guard pendingReads.remove(key) != nil else { return [] }
-    let cached = accessories.first { $0.name == key.accessory }?.values[key.characteristic]
-    return ["homekit get \(key) timed out; HomeKit shows the cached value \(cached?.description ?? "blank")"]
   }
 
   func table() -> [String] {
@@ -266,6 +280,10 @@ struct HomebridgeModel: Sendable {
       return "\(accessory.name) (\(accessory.service.name)): " + values.joined(separator: " ")
     }
   }
+
+  /// Every characteristic name the simulated HAP knows (the real one knows many more).
+  static let knownCharacteristics: Set<String> = Set(
+    ServiceCatalog.services.flatMap { ($0.required + $0.optional).map(\.name) })
 
   static func describeTarget(_ payload: [String: JSONValue]) -> String {
     "\(payload["name"]?.stringValue ?? "undefined").\(payload["characteristic"]?.stringValue ?? "undefined")"

@@ -1,3 +1,4 @@
+import Foundation
 import HomebridgeProtocol
 import NIOCore
 import NIOHTTP1
@@ -6,9 +7,11 @@ import NIOWebSocket
 
 /// The simulated Homebridge-websocket server: a websocket endpoint around `HomebridgeModel`.
 /// Like the real plugin, every client's messages are handled, but all traffic goes to the
-/// most recently connected client; HomeKit writes of brightness and target values are
-/// debounced by 300 ms; frames that would crash Homebridge are refused and their connection
-/// closed. All state is confined to one event loop.
+/// most recently connected client, and after that client has left into its closed socket
+/// (lost); HomeKit writes of brightness and target values are debounced by 300 ms; frames
+/// that would crash Homebridge are refused and their connection closed, except those that
+/// kill the real Node process, which end the simulator (exit status 1). All state is
+/// confined to one event loop.
 final class HomebridgeServer: @unchecked Sendable {
   let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   let loop: any EventLoop
@@ -16,6 +19,8 @@ final class HomebridgeServer: @unchecked Sendable {
 
   // Confined to `loop`.
   private var model: HomebridgeModel
+  /// The client that receives all traffic: the most recently connected one, even after it left
+  /// (the real plugin keeps writing into that closed socket).
   private var newest: (number: Int, channel: any Channel)?
   private var clientCount = 0
   private var debounced: [HomebridgeModel.Key: Scheduled<Void>] = [:]
@@ -23,7 +28,6 @@ final class HomebridgeServer: @unchecked Sendable {
 
   static let debouncedCharacteristics: Set<String> = ["Brightness", "TargetPosition", "TargetHorizontalTiltAngle"]
   static let debounceDelay = TimeAmount.milliseconds(300)
-  static let readTimeout = TimeAmount.seconds(2)
 
   init(automations: [Automation], cache: AccessoryCache?) throws {
     loop = group.next()
@@ -81,12 +85,23 @@ final class HomebridgeServer: @unchecked Sendable {
   }
 
   func disconnected(_ client: Int) {
-    Console.print("client \(client) disconnected")
-    if newest?.number == client { newest = nil }
+    if newest?.number == client {
+      Console.print(
+        "client \(client) disconnected; the server's traffic still goes to it (into its closed socket) "
+          + "until another client connects")
+    } else {
+      Console.print("client \(client) disconnected")
+    }
   }
 
   func received(text: String, from client: Int, channel: any Channel) {
     let output = model.handle(text: text)
+    if let crash = output.crash {
+      // The real plugin throws out of its message handler: Node exits, every socket closes,
+      // nothing listens until Homebridge is started again.
+      Console.print("Homebridge crashed on a frame from client \(client): \(crash); the Node process exits")
+      exit(1)
+    }
     if let refusal = output.refusal {
       Console.print(
         "refused a frame from client \(client), it would crash Homebridge: \(refusal); closing the connection")
@@ -103,10 +118,13 @@ final class HomebridgeServer: @unchecked Sendable {
 
   private func apply(_ output: HomebridgeModel.Output) {
     Console.print(output.lines)
-    for reply in output.replies { send(reply) }
+    for reply in output.replies {
+      if let lost = send(reply) { Console.print("\(reply.frame.topic) \(lost)") }
+    }
     for write in output.homeKitWrites { sendHomeKitWrite(write) }
-    for key in output.homeKitReads {
-      loop.scheduleTask(in: Self.readTimeout) { Console.print(self.model.homeKitReadTimedOut(key)) }
+    for read in output.homeKitReads {
+      guard case .get(let name, let characteristic) = read, let lost = send(read) else { continue }
+      Console.print("homekit get \(name).\(characteristic): \(lost)")
     }
     if output.accessoriesChanged, let cache {
       do {
@@ -117,12 +135,17 @@ final class HomebridgeServer: @unchecked Sendable {
     }
   }
 
-  private func send(_ message: ServerMessage) {
-    guard let channel = newest?.channel else { return }
+  /// Sends to the client that receives the traffic; returns what happened to a message that
+  /// reached nobody.
+  @discardableResult
+  private func send(_ message: ServerMessage) -> String? {
+    guard let (number, channel) = newest else { return "not sent: no client has connected" }
+    guard channel.isActive else { return "sent to client \(number), which has disconnected; lost" }
     let text = message.text
     var buffer = channel.allocator.buffer(capacity: text.utf8.count)
     buffer.writeString(text)
     channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: buffer), promise: nil)
+    return nil
   }
 
   /// The real plugin holds brightness and target writes for 300 ms; a newer write replaces
@@ -135,8 +158,11 @@ final class HomebridgeServer: @unchecked Sendable {
         Console.print("homekit set \(key) = \(value): no client connected (HomeKit shows an error)")
         return
       }
-      Console.print("homekit set \(key) = \(value)")
-      self.send(message)
+      if let lost = self.send(message) {
+        Console.print("homekit set \(key) = \(value): \(lost) (HomeKit shows success)")
+      } else {
+        Console.print("homekit set \(key) = \(value)")
+      }
     }
     guard Self.debouncedCharacteristics.contains(characteristic) else { return deliver() }
     debounced[key]?.cancel()

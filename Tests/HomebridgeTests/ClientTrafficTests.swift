@@ -1,0 +1,106 @@
+import Foundation
+import HomebridgeConnection
+import HomebridgeProtocol
+import PatchbayTestSupport
+import Synchronization
+import Testing
+
+/// The client's logging while the server is away and its answer to a second client that
+/// takes the server's traffic, against real sockets and the simulator process.
+@Suite("homebridge-websocket client: outages and a second client", .serialized)
+final class ClientTrafficTests {
+  let directory: TemporaryDirectory
+  let port = freeTCPPort()
+  let writes = WriteLog()
+  let states = ConnectionLog()
+
+  init() throws {
+    directory = try TemporaryDirectory("homebridge-traffic")
+  }
+
+  func makeClient(_ timing: HomebridgeClient.Timing) throws -> HomebridgeClient {
+    let writes = self.writes
+    let states = self.states
+    return HomebridgeClient(
+      endpoint: WebSocketEndpoint(host: "127.0.0.1", port: port),
+      accessories: [try AccessoryDefinition(name: "ws_morning", service: "Switch")], timing: timing,
+      log: { level, message in writes.log("\(level): \(message)") },
+      onHomeKitWrite: { write, _ in writes.record(write) },
+      onConnectionChange: { open in states.record(open) })
+  }
+
+  @Test func aClosedPortCostsAFewLinesNotOnePerAttempt() throws {
+    var timing = HomebridgeClient.Timing()
+    timing.backoff = .init(initial: 0.02, maximum: 0.05)
+    timing.outageSummaryInterval = .seconds(1)
+    let client = try makeClient(timing)
+    defer { client.stop() }
+    client.start()
+    // Nothing listens on the port: at about 25 attempts a second, two summaries take 2-3 s.
+    try eventually("two summaries; log:\n\(writes.lines.joined(separator: "\n"))", within: 60) {
+      writes.lines.filter { $0.contains("still unreachable") }.count >= 2
+    }
+    let lines = writes.lines
+    let failures = lines.filter { $0.contains("retrying in") && !$0.contains("still unreachable") }
+    #expect(failures.count == 3, "\(lines)")
+    #expect(
+      failures.first?.hasPrefix("warning: cannot connect to ws://127.0.0.1:\(port)/: Connection refused; retrying in")
+        == true, "\(lines)")
+    #expect(!lines.contains { $0.contains("upgrade") || $0.contains("Inappropriate") }, "\(lines)")
+    #expect(lines.count <= 3 + 4, "\(lines)")
+    let simulator = try SimulatorProcess(port: port, directory: directory)
+    defer { try? simulator.stop() }
+    try eventually("the reconnect line; log:\n\(writes.lines.joined(separator: "\n"))", within: 60) {
+      writes.lines.contains { $0.contains("reconnected to Homebridge at ws://127.0.0.1:\(port)/ after") }
+    }
+    #expect(states.values == [false, true])
+  }
+
+  @Test func aSecondClientIsNoticedAndTheTrafficTakenBackAfterItLeft() throws {
+    var timing = HomebridgeClient.Timing()
+    // Short, but long enough that a loaded machine answers a probe in time.
+    timing.trafficProbeInterval = .seconds(1)
+    timing.reclaimDelay = .seconds(1)
+    let simulator = try SimulatorProcess(port: port, directory: directory)
+    defer { try? simulator.stop() }
+    let client = try makeClient(timing)
+    defer { client.stop() }
+    client.start()
+    try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
+    try eventually("the first HomeKit write", within: 30, pollEvery: 0.5) {
+      try simulator.control("homekit-set ws_morning On true")
+      return !writes.writes.isEmpty
+    }
+    let before = writes.writes.count
+
+    // Another client comes and goes: the server's traffic now goes into its closed socket.
+    let other = try TestWebSocketClient(port: port)
+    try simulator.waitForLine(containing: "client 2 connected")
+    other.close()
+    try simulator.waitForLine(containing: "client 2 disconnected")
+    try simulator.control("homekit-set ws_morning On false")
+    try simulator.waitForLine(containing: "homekit set ws_morning.On = false: sent to client 2, which has disconnected")
+    try eventually("the client to notice; log:\n\(writes.lines.joined(separator: "\n"))", within: 30) {
+      writes.lines.contains { $0.hasPrefix("warning: another client has connected to Homebridge") }
+    }
+    try simulator.waitForLine(containing: "client 3 connected")
+    try eventually("a HomeKit write to reach the client again", within: 30, pollEvery: 0.5) {
+      try simulator.control("homekit-set ws_morning On true")
+      return writes.writes.count > before
+    }
+    // The write that went into client 2's closed socket never arrived.
+    #expect(writes.writes.allSatisfy { $0.value == .bool(true) })
+    let states = states.values
+    #expect(states.count >= 4 && states.first == false && states.last == true, "\(states)")
+    #expect(zip(states, states.dropFirst()).allSatisfy { $0 != $1 }, "\(states)")
+  }
+}
+
+/// The connection states the client reported, in order.
+final class ConnectionLog: Sendable {
+  private let states = Mutex<[Bool]>([])
+
+  func record(_ open: Bool) { states.withLock { $0.append(open) } }
+
+  var values: [Bool] { states.withLock { $0 } }
+}
