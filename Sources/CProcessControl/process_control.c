@@ -156,9 +156,15 @@ void pc_host_exit_is_deliberate(void) { deliberate_exit = 1; }
 static void on_terminate(int number) {
   (void)number;
   pc_kill_descendants(50);
-  /* Die by the signal itself (the handler was reset to the default on entry and SIGTERM is not
-   * blocked in it), so the hub reports "killed by SIGTERM" as before. */
+  /* Die by the signal itself, so the hub reports "killed by SIGTERM". SIGTERM stays blocked
+   * while the handler runs: a hub that dies with many threads sends the parent-death signal
+   * once per thread it reparents us through, and a second one must not cut the sweep short. */
+  signal(SIGTERM, SIG_DFL);
+  sigset_t terminate;
+  sigemptyset(&terminate);
+  sigaddset(&terminate, SIGTERM);
   raise(SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &terminate, NULL);
   _exit(128 + SIGTERM);
 }
 
@@ -180,8 +186,9 @@ void pc_install_host_exit_guards(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = on_terminate;
-  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  action.sa_flags = 0;
   sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGTERM);
   sigaction(SIGTERM, &action, NULL);
   on_exit(on_exit_guard, NULL);
 }

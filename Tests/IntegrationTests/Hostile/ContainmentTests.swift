@@ -94,7 +94,9 @@ import Testing
     harness = try startHub(mode: "fork", marker: killMarker)
     try eventually("the escaped child runs") { Self.marked(killMarker).count == 1 }
     harness.hub!.signal(SIGKILL)
-    try eventually("no escaped child after the hub was SIGKILLed") { Self.marked(killMarker).isEmpty }
+    try eventually("no escaped child after the hub was SIGKILLed; output:\n\(harness.hub!.output)") {
+      Self.marked(killMarker).isEmpty
+    }
   }
 
   @Test func aFloodOfBadValuesIsCountedNotLogged() throws {
