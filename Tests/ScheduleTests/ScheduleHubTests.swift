@@ -1,0 +1,108 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// The plugin in its own process under `patchbay run`: a one-shot trigger a few seconds ahead
+/// travels a route to the example-swift probe, and a hub restart does not fire it again.
+/// `patchbay check` names bad config by file and key.
+@Suite(.serialized) struct ScheduleHubTests {
+  func recorded(_ hub: ScheduleHub) -> [String] {
+    let text = (try? String(contentsOfFile: hub.directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").map(String.init)
+  }
+
+  /// An RFC 3339 UTC time `seconds` from now, whole seconds.
+  func utc(inSeconds seconds: Double) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.string(from: Date().addingTimeInterval(seconds))
+  }
+
+  @Test func aOneShotTriggerReachesAConsumerOnceAcrossAHubRestart() throws {
+    let hub = try ScheduleHub(plugins: ["schedule", "example-swift"])
+    let at = utc(inSeconds: 4)
+    try hub.writeConfig(
+      """
+      [instances.clock]
+      plugin = "schedule"
+      time_zone = "Europe/Berlin"
+      [[instances.clock.triggers]]
+      name = "alarm"
+      at = "\(at)"
+      catch_up = "once"        # should the hub start slower than 4 s, it fires late, still once
+      max_late = "5 min"
+      [[instances.clock.triggers]]
+      name = "morning"
+      cron = "30 6 * * mon-fri"
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(hub.directory.path)/probe.jsonl"
+      ports = [{ name = "alarm", type = "trigger", kind = "event" }]
+
+      [[routes]]
+      from = "clock.alarm"
+      to = "probe.alarm"
+      """)
+    try hub.start()
+    try eventually("the trigger at the probe; log:\n\(hub.log)", within: 90) {
+      recorded(hub).contains(#"{"port":"alarm","value":"trigger"}"#)
+    }
+    #expect(recorded(hub).count == 1)
+    try hub.hub?.waitForLine(containing: "alarm: fired for", within: 30)
+    let saved = try #require(hub.savedState()?["triggers"] as? [String: [String: Any]])
+    #expect(saved["alarm"]?["rule"] as? String == "at \(at)")
+    #expect(saved["morning"]?["rule"] as? String == "cron 30 6 * * mon-fri")
+
+    // Restarted, the hub settles the one-shot as done: no second trigger.
+    try hub.stop()
+    try hub.start()
+    try hub.hub?.waitForLine(containing: "alarm (at \(at)): no further occurrence", within: 60)
+    try hub.hub?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
+    #expect(recorded(hub).count == 1)
+    #expect(!hub.log.contains("alarm: fired"))
+    try hub.stop()
+  }
+
+  func check(_ clock: String) throws -> (status: Int32, output: String, file: String) {
+    let hub = try ScheduleHub(plugins: ["schedule"])
+    try hub.writeConfig("[instances.clock]\nplugin = \"schedule\"\n" + clock)
+    let result = try hub.check()
+    return (result.status, result.output, hub.configPath)
+  }
+
+  @Test func checkNamesABadCronFieldByFileAndKey() throws {
+    let result = try check("[[instances.clock.triggers]]\nname = \"morning\"\ncron = \"30 25 * * mon-fri\"\n")
+    #expect(result.status != 0)
+    #expect(result.output.contains(result.file))
+    #expect(result.output.contains("instances.clock"))
+    #expect(result.output.contains("triggers.0.cron: hour field '25': 25 is out of range 0-23"), "\(result.output)")
+  }
+
+  @Test func checkNamesAMisspeltKeyAnUnknownZoneAndSunWithoutAPlace() throws {
+    let typo = try check("[[instances.clock.triggers]]\nname = \"a\"\ncron = \"0 7 * * *\"\ncatchup = \"once\"\n")
+    #expect(typo.status != 0)
+    #expect(
+      typo.output.contains("unknown key 'triggers.0.catchup' (did you mean 'triggers.0.catch_up'?)"), "\(typo.output)")
+    let zone = try check(
+      "time_zone = \"Europe/Berln\"\n[[instances.clock.triggers]]\nname = \"a\"\ncron = \"0 7 * * *\"\n")
+    #expect(zone.status != 0)
+    #expect(zone.output.contains("time_zone 'Europe/Berln' is not a zone"), "\(zone.output)")
+    let sun = try check("[[instances.clock.triggers]]\nname = \"a\"\nsun = \"sunset\"\n")
+    #expect(sun.status != 0)
+    #expect(sun.output.contains("triggers.0.sun needs the instance's latitude and longitude"), "\(sun.output)")
+  }
+
+  @Test func checkAcceptsAGoodConfig() throws {
+    let result = try check(
+      """
+      latitude = 52.52
+      longitude = 13.40
+      [[instances.clock.triggers]]
+      name = "lights_on"
+      sun = "sunset"
+      offset = "-30 min"
+      """)
+    #expect(result.status == 0, "\(result.output)")
+  }
+}
