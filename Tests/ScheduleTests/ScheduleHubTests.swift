@@ -3,8 +3,9 @@ import PatchbayTestSupport
 import Testing
 
 /// The plugin in its own process under `patchbay run`: a one-shot trigger a few seconds ahead
-/// travels a route to the example-swift probe, and a hub restart does not fire it again.
-/// `patchbay check` names bad config by file and key.
+/// travels a route to the example-swift probe, and a hub restart does not fire it again; a
+/// saved state from before a downtime is caught up or skipped by policy. `patchbay check` names
+/// bad config by file and key.
 @Suite(.serialized) struct ScheduleHubTests {
   func recorded(_ hub: ScheduleHub) -> [String] {
     let text = (try? String(contentsOfFile: hub.directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
@@ -61,6 +62,57 @@ import Testing
     try hub.hub?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
     #expect(recorded(hub).count == 1)
     #expect(!hub.log.contains("alarm: fired"))
+    try hub.stop()
+  }
+
+  @Test func afterDowntimeOnceCatchesUpAndSkipOnlyLogs() throws {
+    let hub = try ScheduleHub(plugins: ["schedule", "example-swift"])
+    // As if the hub had stopped an hour ago, before both triggers' time five minutes ago.
+    let at = utc(inSeconds: -300)
+    let stoppedAt = Int64(Date().timeIntervalSince1970) - 3600
+    try hub.directory.write(
+      "state/instances/clock/schedule.json",
+      """
+      {"triggers": {"late": {"handled_through": \(stoppedAt), "rule": "at \(at)"},
+                    "skipped": {"handled_through": \(stoppedAt), "rule": "at \(at)"}}}
+      """)
+    try hub.writeConfig(
+      """
+      [instances.clock]
+      plugin = "schedule"
+      [[instances.clock.triggers]]
+      name = "late"
+      at = "\(at)"
+      catch_up = "once"
+      max_late = "10 min"
+      [[instances.clock.triggers]]
+      name = "skipped"
+      at = "\(at)"
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(hub.directory.path)/probe.jsonl"
+      ports = [{ name = "late", type = "trigger", kind = "event" }, { name = "skipped", type = "trigger", kind = "event" }]
+
+      [[routes]]
+      from = "clock.late"
+      to = "probe.late"
+      [[routes]]
+      from = "clock.skipped"
+      to = "probe.skipped"
+      """)
+    try hub.start()
+    try hub.hub?.waitForLine(containing: "late (at \(at)): catching up the occurrence of", within: 60)
+    try hub.hub?.waitForLine(containing: "skipped (at \(at)): missed the occurrence of", within: 60)
+    try eventually("the caught-up trigger at the probe; log:\n\(hub.log)", within: 60) {
+      recorded(hub).contains(#"{"port":"late","value":"trigger"}"#)
+    }
+    #expect(hub.log.contains("not fired (catch_up = \"skip\")"))
+    #expect(hub.log.contains("late: fired for"))
+    #expect(!recorded(hub).contains { $0.contains("skipped") })
+    // Settled: the saved state has moved past both.
+    let saved = try #require(hub.savedState()?["triggers"] as? [String: [String: Any]])
+    #expect(((saved["late"]?["handled_through"] as? NSNumber)?.int64Value ?? 0) > stoppedAt + 3000)
     try hub.stop()
   }
 
