@@ -83,6 +83,10 @@ struct ScheduleConfigTests {
       #"{"triggers": [{"name": "a", "cron": "* * * * *", "max_late": "-1 min"}]}"#,
       "triggers.0.max_late: '-1 min' must not be negative"
     ),
+    (
+      #"{"triggers": [{"name": "a", "cron": "* * * * *", "max_late": "2 d"}]}"#,
+      "triggers.0.max_late must be at most 1 d, not 2 d"
+    ),
     (#"{"triggers": [{"name": "a", "at": "tomorrow"}]}"#, "triggers.0.at: 'tomorrow' has no year"),
     (#"{"triggers": [{"name": "a", "cron": 5}]}"#, "key 'triggers.0.cron' must be a string"),
   ])

@@ -124,6 +124,22 @@ struct SchedulePlannerTests {
     #expect(plan.settle(now: start + 86400).notes.isEmpty)
   }
 
+  @Test func aLongDowntimeOfAFrequentTriggerIsSettledQuickly() throws {
+    let every = TriggerSpec(
+      name: "minute", rule: .cron(try CronExpression("* * * * *")), catchUp: .once,
+      maxLate: TriggerSpec.longestMaxLate)
+    let stopped = instant(2026, 1, 1, 0, 0, offset: cet)
+    var plan = planner(
+      [every], state: ScheduleState(triggers: ["minute": .init(handledThrough: stopped, rule: "cron * * * * *")]))
+    let now = instant(2026, 11, 24, 12, 0, 30, offset: cet)
+    let clock = ContinuousClock()
+    let started = clock.now
+    let settlement = plan.settle(now: now)
+    #expect(clock.now - started < .seconds(5))
+    #expect(settlement.firings == [.init(trigger: "minute", occurrence: now - 30, caughtUp: false)])
+    #expect(settlement.notes.first?.message.contains("missed the occurrences from 2026-01-01 00:01 +01:00") == true)
+  }
+
   @Test func forgetsTriggersNoLongerConfigured() {
     var plan = planner(
       [morning], state: ScheduleState(triggers: ["gone": .init(handledThrough: 0, rule: "cron 0 0 * * *")]))

@@ -99,6 +99,10 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
     logChangedNextOccurrences(settlement, planner)
     let delay = max(0, Double(settlement.wake(now: second)) - now) + 0.001
     let timer = context.schedule(after: .nanoseconds(Int64(delay * 1_000_000_000))) { [self] in wake(expected) }
+    if timer == 0 {
+      // The host refuses timers only around stop; anywhere else nothing would fire again.
+      context.log(.error, "the host refused a timer: no trigger fires until the instance restarts")
+    }
     running.withLock { running in
       if running.generation == expected { running.timer = timer }
     }

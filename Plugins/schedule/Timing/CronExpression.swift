@@ -50,9 +50,12 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
   /// only if none within eight years (which the parser's check rules out).
   public func nextOccurrence(after instant: Int64, in zone: ZoneRules) -> Int64? {
     let start = zone.localTime(at: instant)
-    // A wall time more than a few hours before the start's wall time cannot fall after it,
-    // whatever the daylight-saving shift; skip those without asking the zone.
-    let earliestWall = start.localSeconds - 4 * 3600
+    // A wall time at or before the start's, less any offset change in the days around it,
+    // cannot fall after the start: skip those without asking the zone.
+    let offset = zone.offset(at: instant)
+    let shift = max(
+      abs(zone.offset(at: instant - 2 * 86400) - offset), abs(zone.offset(at: instant + 2 * 86400) - offset))
+    let latestSkippable = start.localSeconds - shift
     let hourList = hours.sortedValues
     let minuteList = minutes.sortedValues
     var dayNumber = start.dayNumber - 1
@@ -67,7 +70,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
       for hour in hourList {
         for minute in minuteList {
           let wall = LocalDateTime(date.year, date.month, date.day, hour, minute)
-          guard wall.localSeconds >= earliestWall else { continue }
+          guard wall.localSeconds > latestSkippable else { continue }
           if let candidate = firstInstant(of: zone.resolve(wall), after: instant) { return candidate }
         }
       }

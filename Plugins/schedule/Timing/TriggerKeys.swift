@@ -100,6 +100,9 @@ extension ScheduleConfig {
         } catch {
           throw PluginError.config("\(key).max_late: \(error)")
         }
+        guard late <= TriggerSpec.longestMaxLate else {
+          throw PluginError.config("\(key).max_late must be at most 1 d, not \(maxLate)")
+        }
       }
       return TriggerSpec(name: name, rule: rule, catchUp: policy, maxLate: late)
     }

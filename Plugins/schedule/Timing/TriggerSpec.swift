@@ -7,6 +7,8 @@ public struct TriggerSpec: Sendable, Hashable {
   public var maxLate: Int64
 
   public static let defaultMaxLate: Int64 = 600
+  /// A day: a trigger that late is no longer about its time (and the catch-up search stays short).
+  public static let longestMaxLate: Int64 = 86400
 
   public init(name: String, rule: TriggerRule, catchUp: CatchUpPolicy = .skip, maxLate: Int64 = defaultMaxLate) {
     self.name = name
