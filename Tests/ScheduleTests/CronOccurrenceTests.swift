@@ -84,6 +84,20 @@ struct CronOccurrenceTests {
       ])
   }
 
+  @Test func everyQuarterHourStaysAQuarterHourThroughTheRepeatedHour() throws {
+    // Found by the property test: 02:00's second occurrence must not jump ahead of 02:15's first.
+    #expect(
+      try occurrences("*/15 * * * *", after: instant(2026, 10, 25, 1, 50, offset: cest), in: berlin, count: 9) == [
+        "2026-10-25 02:00 +02:00", "2026-10-25 02:15 +02:00", "2026-10-25 02:30 +02:00", "2026-10-25 02:45 +02:00",
+        "2026-10-25 02:00 +01:00", "2026-10-25 02:15 +01:00", "2026-10-25 02:30 +01:00", "2026-10-25 02:45 +01:00",
+        "2026-10-25 03:00 +01:00",
+      ])
+    #expect(
+      try occurrences("*/15 * * * *", after: instant(2026, 3, 29, 1, 40, offset: cet), in: berlin, count: 2) == [
+        "2026-03-29 01:45 +01:00", "2026-03-29 03:00 +02:00",
+      ])
+  }
+
   // MARK: America/New_York: 2026-03-08 02:00 EST → 03:00 EDT, 2026-11-01 02:00 EDT → 01:00 EST.
 
   @Test func newYorkSpringForwardAndFallBack() throws {

@@ -58,6 +58,10 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     let latestSkippable = start.localSeconds - shift
     let hourList = hours.sortedValues
     let minuteList = minutes.sortedValues
+    // Around a fall-back, a later wall time's first instant can come before an earlier wall
+    // time's second one: keep the earliest candidate until the wall times are past it by the shift.
+    var best: Int64?
+    var lastWallToCompare = Int64.max
     var dayNumber = start.dayNumber - 1
     let lastDay = dayNumber + 8 * 366
     while dayNumber <= lastDay {
@@ -71,11 +75,15 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         for minute in minuteList {
           let wall = LocalDateTime(date.year, date.month, date.day, hour, minute)
           guard wall.localSeconds > latestSkippable else { continue }
-          if let candidate = firstInstant(of: zone.resolve(wall), after: instant) { return candidate }
+          guard wall.localSeconds <= lastWallToCompare else { return best }
+          if let candidate = firstInstant(of: zone.resolve(wall), after: instant) {
+            best = min(best ?? candidate, candidate)
+            if lastWallToCompare == .max { lastWallToCompare = wall.localSeconds + shift }
+          }
         }
       }
     }
-    return nil
+    return best
   }
 
   /// The instant after `instant` that a wall time stands for (see the type's daylight-saving
