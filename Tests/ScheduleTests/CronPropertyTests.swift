@@ -84,21 +84,28 @@ struct CronPropertyTests {
     }
   }
 
-  @Test func aYearInBerlinFixedTimesOncePerDayAndQuartersByTheClock() throws {
-    let start = instant(2026, 1, 1, 0, 0, offset: 3600)
-    let daily = try CronExpression("30 2 * * *")
-    var cursor = start
+  @Test(arguments: [
+    ("Europe/Berlin", "30 2 * * *"), ("America/New_York", "30 1 * * *"), ("America/New_York", "30 2 * * *"),
+  ])
+  func aFixedTimeRunsOnEveryDateOfTheYearOnce(zoneName: String, cron: String) throws {
+    let zone = zone(zoneName)
+    let daily = try CronExpression(cron)
+    var cursor = zone.resolve(LocalDateTime(2026, 1, 1)).instant
     var days: [Int64] = []
     for _ in 0..<365 {
-      let next = try #require(daily.nextOccurrence(after: cursor, in: berlin))
-      days.append(berlin.localTime(at: next).dayNumber)
+      let next = try #require(daily.nextOccurrence(after: cursor, in: zone))
+      days.append(zone.localTime(at: next).dayNumber)
       cursor = next
     }
-    // Every date of 2026 exactly once, in order.
+    // Every date of 2026 exactly once, in order, through both clock changes.
     #expect(days == Array(LocalDateTime(2026, 1, 1).dayNumber..<LocalDateTime(2027, 1, 1).dayNumber))
+  }
+
+  @Test func aYearInBerlinQuartersByTheClock() throws {
+    let start = instant(2026, 1, 1, 0, 0, offset: 3600)
+    var cursor = start
 
     let quarters = try CronExpression("*/15 * * * *")
-    cursor = start
     var count = 0
     while cursor < instant(2027, 1, 1, 0, 0, offset: 3600) {
       let next = try #require(quarters.nextOccurrence(after: cursor, in: berlin))
