@@ -61,6 +61,8 @@ import Testing
     let saved = try #require(hub.savedState()?["triggers"] as? [String: [String: Any]])
     #expect(saved["alarm"]?["rule"] as? String == "at \(at)")
     #expect(saved["morning"]?["rule"] as? String == "cron 30 6 * * mon-fri")
+    #expect(saved["alarm"]?["last_fired"] != nil)
+    #expect(saved["morning"]?["last_fired"] == nil)
 
     // Restarted, the hub settles the one-shot as done: no second trigger.
     try hub.stop()

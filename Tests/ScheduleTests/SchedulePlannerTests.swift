@@ -25,6 +25,8 @@ struct SchedulePlannerTests {
     let fired = plan.settle(now: at + 1)
     #expect(fired.firings == [.init(trigger: "morning", occurrence: at, caughtUp: false)])
     #expect(fired.stateChanged && fired.nextOccurrence == at + 86400)
+    #expect(plan.state.triggers["morning"]?.lastFired == at)
+    #expect(plan.state.triggers["morning"]?.handledThrough == at + 1)
     // Woken again at once (or the clock stepped back): no second firing.
     #expect(plan.settle(now: at + 2).firings.isEmpty)
     #expect(plan.settle(now: at - 600).firings.isEmpty)

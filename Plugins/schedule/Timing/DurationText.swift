@@ -37,6 +37,8 @@ public enum DurationText {
       rest = rest.dropFirst(unit.count)
       total += number * seconds
       parts += 1
+      // Far beyond any sensible schedule, and short of overflowing when summed.
+      guard total <= 3650 * 86400 else { throw DurationError(text, "is longer than ten years") }
     }
     guard parts > 0 else { throw DurationError(text, "is empty; write a duration like \"10 min\"") }
     return sign * total

@@ -84,8 +84,9 @@ public struct SchedulePlanner: Sendable {
     let rule = spec.rule.description
     if let record = state.triggers[spec.name], record.rule == rule {
       if let first = spec.rule.next(after: record.handledThrough, in: zone).instant, first <= now {
-        decide(spec, firstDue: first, handledThrough: record.handledThrough, now: now, into: &settlement)
+        let fired = decide(spec, firstDue: first, handledThrough: record.handledThrough, now: now, into: &settlement)
         state.triggers[spec.name]?.handledThrough = now
+        if let fired { state.triggers[spec.name]?.lastFired = fired }
         settlement.stateChanged = true
       }
     } else {
@@ -112,9 +113,10 @@ public struct SchedulePlanner: Sendable {
   }
 
   /// Occurrences from `firstDue` to `now` are due: fire the newest if on time or caught up.
+  /// Returns the occurrence fired, if any.
   private func decide(
     _ spec: TriggerSpec, firstDue: Int64, handledThrough: Int64, now: Int64, into settlement: inout Settlement
-  ) {
+  ) -> Int64? {
     // Only the newest occurrence that could still fire matters; look for it in that window.
     let window = max(spec.maxLate, Self.onTime)
     var cursor = max(handledThrough, now - window - 1)
@@ -132,6 +134,7 @@ public struct SchedulePlanner: Sendable {
         settlement.notes.append(
           Note(level: .warning, message: "\(what): missed the occurrences from \(describe(firstDue)) while stopped"))
       }
+      return newest
     } else if spec.catchUp == .once, let newest, now - newest <= spec.maxLate {
       settlement.firings.append(Firing(trigger: spec.name, occurrence: newest, caughtUp: true))
       settlement.notes.append(
@@ -139,6 +142,7 @@ public struct SchedulePlanner: Sendable {
           level: .info,
           message:
             "\(what): catching up the occurrence of \(describe(newest)), \(DurationText.format(now - newest)) late"))
+      return newest
     } else {
       let why =
         spec.catchUp == .skip
@@ -156,6 +160,7 @@ public struct SchedulePlanner: Sendable {
           level: .warning,
           message: "\(what): \(missed)"
             + " while stopped; not fired (\(why))"))
+      return nil
     }
   }
 

@@ -6,15 +6,19 @@ public struct ScheduleState: Sendable, Equatable, Codable {
     public var handledThrough: Int64
     /// The rule's description; when the config changes the rule, its history starts afresh.
     public var rule: String
+    /// The occurrence that last fired (seconds since 1970, UTC), for people reading the file.
+    public var lastFired: Int64?
 
-    public init(handledThrough: Int64, rule: String) {
+    public init(handledThrough: Int64, rule: String, lastFired: Int64? = nil) {
       self.handledThrough = handledThrough
       self.rule = rule
+      self.lastFired = lastFired
     }
 
     enum CodingKeys: String, CodingKey {
       case handledThrough = "handled_through"
       case rule
+      case lastFired = "last_fired"
     }
   }
 
