@@ -31,7 +31,7 @@ struct ScheduleConfigTests {
 
   @Test func theSystemZoneByDefault() throws {
     let config = try ScheduleConfig(json: #"{"triggers": [{"name": "a", "cron": "* * * * *"}]}"#)
-    #expect(config.zone.identifier == TimeZone.current.identifier)
+    #expect(config.zone.identifier == ZoneRules.system.identifier)
   }
 
   @Test(arguments: [

@@ -1,8 +1,11 @@
 import Foundation
 
 /// A time zone's offsets from UTC, and the mapping between wall-clock times and instants that
-/// daylight-saving changes make ambiguous. Offsets come from Foundation's `TimeZone` (the tz
-/// database); the gap and overlap rules are ours and pure arithmetic on those offsets.
+/// daylight-saving changes make ambiguous. Offsets come from the system's tz database
+/// (/usr/share/zoneinfo, read by `TZifZone`), so they follow the distribution's tzdata
+/// updates; where that database lacks a zone (or the system has none), from Foundation's
+/// `TimeZone` (the ICU data in the Swift runtime). The gap and overlap rules are ours and pure
+/// arithmetic on those offsets.
 ///
 /// Instants are whole seconds since 1970-01-01 00:00 UTC.
 public struct ZoneRules: Sendable {
@@ -24,23 +27,56 @@ public struct ZoneRules: Sendable {
     }
   }
 
-  public let zone: TimeZone
-  public var identifier: String { zone.identifier }
+  /// Where the offsets come from.
+  public enum Source: Sendable {
+    case tzDatabase(TZifZone)
+    case foundation(TimeZone)
+  }
 
-  public init(_ zone: TimeZone) { self.zone = zone }
+  public let identifier: String
+  public let source: Source
+
+  public init(identifier: String, source: Source) {
+    self.identifier = identifier
+    self.source = source
+  }
 
   /// A zone by tz database name ("Europe/Berlin"); nil when the name is unknown.
   public init?(identifier: String) {
-    guard let zone = TimeZone(identifier: identifier) else { return nil }
-    self.zone = zone
+    if let zone = TZifZone(identifier: identifier) {
+      self.init(identifier: identifier, source: .tzDatabase(zone))
+    } else if let zone = TimeZone(identifier: identifier) {
+      self.init(identifier: identifier, source: .foundation(zone))
+    } else {
+      return nil
+    }
   }
 
-  /// The system's local zone: `TZ`, else /etc/localtime.
-  public static var system: ZoneRules { ZoneRules(TimeZone.current) }
+  /// The system's local zone: `TZ` if it names a zone, else /etc/localtime, else Foundation's.
+  public static var system: ZoneRules {
+    if let name = ProcessInfo.processInfo.environment["TZ"].map({ $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }),
+      !name.isEmpty
+    {
+      if let zone = ZoneRules(identifier: name) { return zone }
+      if let rule = PosixZoneRule(name) {
+        return ZoneRules(identifier: name, source: .tzDatabase(TZifZone(rule: rule)))
+      }
+    }
+    if let data = FileManager.default.contents(atPath: "/etc/localtime"), let zone = TZifZone(data: [UInt8](data)) {
+      // The name is the link's target below zoneinfo/, when it is a link.
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime")) ?? ""
+      let name = target.range(of: "zoneinfo/").map { String(target[$0.upperBound...]) } ?? "localtime"
+      return ZoneRules(identifier: name, source: .tzDatabase(zone))
+    }
+    return ZoneRules(identifier: TimeZone.current.identifier, source: .foundation(TimeZone.current))
+  }
 
   /// Seconds east of UTC at `instant`.
   public func offset(at instant: Int64) -> Int64 {
-    Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+    switch source {
+    case .tzDatabase(let zone): zone.offset(at: instant)
+    case .foundation(let zone): Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+    }
   }
 
   /// The wall-clock time at `instant`.
