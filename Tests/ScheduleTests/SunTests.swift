@@ -101,3 +101,45 @@ struct SunTests {
     return 90 - acos(cosZenith) * 180 / .pi
   }
 }
+
+/// A whole year of sun events in places far apart: each belongs to its local day (within 15 h
+/// of the clock's noon: 12 h either side of the sun's, which is 1.5 h after the clock's in
+/// Reykjavik, whose June sunset comes just after midnight), and `next` meets them once each,
+/// a day apart, even where the zone's noon is far from the sun's (Kiritimati keeps UTC+14 at
+/// 157° W).
+struct SunYearTests {
+  @Test(arguments: [
+    ("Europe/Berlin", 52.52, 13.405), ("America/New_York", 40.71, -74.01), ("Australia/Sydney", -33.87, 151.21),
+    ("Pacific/Auckland", -36.85, 174.76), ("Pacific/Honolulu", 21.31, -157.86), ("Pacific/Kiritimati", 1.87, -157.43),
+    ("Asia/Kolkata", 28.61, 77.21), ("Atlantic/Reykjavik", 64.15, -21.94), ("America/Argentina/Ushuaia", -54.8, -68.3),
+  ])
+  func oneEventForEachLocalDate(zoneName: String, latitude: Double, longitude: Double) throws {
+    let zone = zone(zoneName)
+    let start = zone.resolve(LocalDateTime(2026, 1, 1)).instant
+    let end = zone.resolve(LocalDateTime(2027, 1, 1)).instant
+    for event in SunEvent.allCases {
+      let schedule = SunSchedule(event: event, latitude: latitude, longitude: longitude)
+      var days = 0
+      for day in LocalDateTime(2026, 1, 1).dayNumber..<LocalDateTime(2027, 1, 1).dayNumber {
+        // Reykjavik has white nights: no dawn or dusk for weeks in summer.
+        guard let at = schedule.eventInstant(onDay: day, in: zone) else { continue }
+        let noon = zone.resolve(LocalDateTime(localSeconds: day * 86400 + 43200)).instant
+        #expect(abs(at - noon) < 15 * 3600, "\(zoneName) \(event) \(zone.localTime(at: at))")
+        days += 1
+      }
+      // Following `next` through the year meets each of those days' events once, in order.
+      var cursor = start
+      var events = 0
+      while true {
+        let next = schedule.next(after: cursor, in: zone)
+        guard let at = next.instant, at < end + 6 * 3600 else { break }
+        if cursor != start, next.daysWithoutEvent.isEmpty {
+          #expect(abs(at - cursor - 86400) < 1800, "\(zoneName) \(event) \(zone.localTime(at: at))")
+        }
+        cursor = at
+        events += 1
+      }
+      #expect(abs(events - days) <= 1, "\(zoneName) \(event): \(events) events, \(days) days")
+    }
+  }
+}

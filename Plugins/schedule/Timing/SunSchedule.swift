@@ -23,10 +23,15 @@ public struct SunSchedule: Sendable, Hashable, CustomStringConvertible {
     offsetSeconds == 0 ? event.rawValue : "\(event.rawValue) \(DurationText.format(offsetSeconds, signed: true))"
   }
 
-  /// The event's instant on a local date (a day number of that date), without the offset.
-  public func eventInstant(onDay dayNumber: Int64) -> Int64? {
-    SolarCalculator(latitude: latitude, longitude: longitude)
-      .crossing(event.crossing, altitude: event.altitude, onDay: dayNumber)
+  /// The event's instant on a local date (a day number of that date) in `zone`, without the
+  /// offset: the event of the solar day whose noon is nearest to that date's local noon.
+  public func eventInstant(onDay dayNumber: Int64, in zone: ZoneRules) -> Int64? {
+    let localNoon = dayNumber * 86400 + 43200
+    let zoneOffset = zone.offset(at: localNoon - zone.offset(at: localNoon))
+    // Solar noon on UTC day n is about n·86400 + 43200 - 240·longitude seconds.
+    let solarDay = dayNumber + Int64(((240 * longitude - Double(zoneOffset)) / 86400).rounded())
+    return SolarCalculator(latitude: latitude, longitude: longitude)
+      .crossing(event.crossing, altitude: event.altitude, onDay: solarDay)
       .map { Int64($0.rounded()) }
   }
 
@@ -37,7 +42,7 @@ public struct SunSchedule: Sendable, Hashable, CustomStringConvertible {
     let firstDay = startDay - 2 - max(0, offsetSeconds / 86400)
     var missing: [LocalDateTime] = []
     for day in firstDay..<(firstDay + 370) {
-      guard let at = eventInstant(onDay: day) else {
+      guard let at = eventInstant(onDay: day, in: zone) else {
         let date = LocalDateTime.civil(fromDays: day)
         if day >= startDay { missing.append(LocalDateTime(date.year, date.month, date.day)) }
         continue
