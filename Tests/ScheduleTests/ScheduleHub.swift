@@ -55,6 +55,15 @@ final class ScheduleHub: @unchecked Sendable {
     try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", configPath])
   }
 
+  /// The pid of an instance's plugin process, from `patchbay status --json`.
+  func pid(of instance: String) throws -> Int32? {
+    let output = try runProgram(BuildProducts.executable("patchbay"), ["status", "--json", "--config", configPath])
+      .output
+    let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+    let entry = (json?["instances"] as? [[String: Any]])?.first { $0["name"] as? String == instance }
+    return (entry?["pid"] as? NSNumber)?.int32Value
+  }
+
   /// The instance's saved schedule state, as JSON.
   func savedState(instance: String = "clock") -> [String: Any]? {
     guard let data = FileManager.default.contents(atPath: "\(stateDirectory)/instances/\(instance)/schedule.json")

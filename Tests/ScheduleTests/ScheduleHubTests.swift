@@ -2,10 +2,14 @@ import Foundation
 import PatchbayTestSupport
 import Testing
 
-/// The plugin in its own process under `patchbay run`: a one-shot trigger a few seconds ahead
-/// travels a route to the example-swift probe, and a hub restart does not fire it again; a
-/// saved state from before a downtime is caught up or skipped by policy. `patchbay check` names
-/// bad config by file and key.
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The plugin in its own process under `patchbay run`: one-shot triggers a few seconds ahead
+/// travel a route to the example-swift probe, and neither a hub restart nor a crash of the
+/// plugin's process fires them again; a saved state from before a downtime is caught up or
+/// skipped by policy. `patchbay check` names bad config by file and key.
 @Suite(.serialized) struct ScheduleHubTests {
   func recorded(_ hub: ScheduleHub) -> [String] {
     let text = (try? String(contentsOfFile: hub.directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
@@ -19,7 +23,7 @@ import Testing
     return formatter.string(from: Date().addingTimeInterval(seconds))
   }
 
-  @Test func aOneShotTriggerReachesAConsumerOnceAcrossAHubRestart() throws {
+  @Test func oneShotsReachAConsumerOnceAcrossAHubRestartAndAPluginCrash() throws {
     let hub = try ScheduleHub(plugins: ["schedule", "example-swift"])
     let at = utc(inSeconds: 4)
     let later = utc(inSeconds: 6)
@@ -73,6 +77,20 @@ import Testing
     #expect(recorded(hub).count == 2)
     #expect(!hub.log.contains("alarm: fired"))
     #expect(!hub.log.contains("snooze: fired"))
+
+    // A crash of the plugin's process: the supervisor restarts it, and it does not fire again.
+    let victim = try #require(try hub.pid(of: "clock"))
+    kill(victim, SIGKILL)
+    try eventually("a new clock process", within: 60) {
+      guard let pid = try hub.pid(of: "clock") else { return false }
+      return pid != victim
+    }
+    try eventually("the restarted instance's plan; log:\n\(hub.log)", within: 60) {
+      (hub.hub?.lines ?? []).filter { $0.contains("snooze (at \(later)): no further occurrence") }.count >= 2
+    }
+    try hub.hub?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
+    #expect(recorded(hub).count == 2)
+    #expect(!hub.log.contains(": fired"))
     try hub.stop()
   }
 
