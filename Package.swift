@@ -38,6 +38,9 @@ let package = Package(
     // BEGIN party-lights products
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     // END party-lights products
+    // BEGIN schedule products
+    swiftPlugin("schedule", target: "SchedulePluginEntry"),
+    // END schedule products
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
@@ -202,6 +205,19 @@ let package = Package(
       name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
     // END party-lights targets
+    // BEGIN schedule targets
+    // Clock time as pure values: cron, the NOAA sun, time zones and DST, catch-up planning, config, saved state.
+    .target(
+      name: "ScheduleTiming", dependencies: ["PatchbayPluginKit"], path: "Plugins/schedule/Timing",
+      swiftSettings: strict),
+    // The plugin glue: one trigger port per configured trigger, a kit timer re-armed after each wake.
+    .target(
+      name: "SchedulePlugin", dependencies: ["ScheduleTiming", "PatchbayPluginKit"], path: "Plugins/schedule/Plugin",
+      swiftSettings: strict),
+    .target(
+      name: "SchedulePluginEntry", dependencies: ["SchedulePlugin"], path: "Plugins/schedule/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
+    // END schedule targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
@@ -270,6 +286,11 @@ let package = Package(
       name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     // END party-lights tests
+    // BEGIN schedule tests
+    .testTarget(
+      name: "ScheduleTests", dependencies: ["ScheduleTiming", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
+    // END schedule tests
   ]
 )
 
