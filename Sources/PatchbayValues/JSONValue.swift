@@ -1,5 +1,3 @@
-import Foundation
-
 /// A decoded JSON document. Config sections handed to plugins and values typed on the command
 /// line both pass through it, so booleans and numbers never get confused.
 public enum JSONValue: Sendable, Hashable, Codable {
@@ -85,9 +83,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// Parses one JSON text (a bare scalar is allowed).
-  public static func parse(_ text: String) -> JSONValue? {
-    try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-  }
+  public static func parse(_ text: String) -> JSONValue? { JSONParser.parse(text) }
 
   /// Compact JSON text, keys in their stored order.
   public var description: String {
@@ -132,7 +128,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
       case "\t": out += "\\t"
       default:
         if scalar.value < 0x20 {
-          out += String(format: "\\u%04x", scalar.value)
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         } else {
           out.unicodeScalars.append(scalar)
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Why a text could not be read as a value of the expected type.
 public struct ValueParseError: Error, Sendable, CustomStringConvertible {
   public var description: String
@@ -46,7 +44,7 @@ extension Value {
   /// Reads command-line text as a value of `type`: JSON, or a bare word where that is clear
   /// (`click`, `on`/`off`, an unquoted text).
   public static func parse(_ text: String, as type: ValueType) throws(ValueParseError) -> Value {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     switch (type, trimmed.lowercased()) {
     case (.trigger, _): return .trigger
     case (.bool, "on"): return .bool(true)
