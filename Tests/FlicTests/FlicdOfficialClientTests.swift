@@ -80,20 +80,33 @@ import Testing
     client.send(.createScanWizard(scanWizardID: 5))
     try client.waitFor("found private") { $0 == .scanWizardFoundPrivateButton(scanWizardID: 5) }
     client.send(.createScanWizard(scanWizardID: 5))
+    let end = try barrier(client, 1)
+    #expect(client.received[..<end].filter { $0 == .scanWizardFoundPrivateButton(scanWizardID: 5) }.count == 1)
+    // One wizard, one give-up timer: exactly one completion.
+    try client.waitFor("timed out") { $0 == .scanWizardCompleted(scanWizardID: 5, result: .failedTimeout) }
+    let after = try barrier(client, 2)
+    #expect(client.received[..<after].filter { if case .scanWizardCompleted = $0 { true } else { false } }.count == 1)
+  }
+
+  /// The second CreateScanWizard must not leave a timer behind: it would cancel a later wizard
+  /// that reuses the id. Wizard 7, created right after, times out before that later wizard.
+  @Test func aRepeatedScanWizardIdLeavesNoTimerBehind() throws {
+    defer { stop() }
+    let client = try RawFlicdClient(port: server.port)
+    client.send(.createScanWizard(scanWizardID: 5))
+    client.send(.createScanWizard(scanWizardID: 5))
+    client.send(.createScanWizard(scanWizardID: 7))
     _ = try barrier(client, 1)
-    // One wizard, one give-up timer: exactly one completion, and no second "found private".
-    let (_, completed) = try client.waitFor("timed out") {
+    #expect(try server.perform("add-pending-button \(newButton) F030new") == "ok")
+    try client.waitFor("wizard 5 paired") { $0 == .scanWizardCompleted(scanWizardID: 5, result: .success) }
+    client.send(.createScanWizard(scanWizardID: 5))
+    let (_, seven) = try client.waitFor("wizard 7 timed out") {
+      $0 == .scanWizardCompleted(scanWizardID: 7, result: .failedTimeout)
+    }
+    let (_, five) = try client.waitFor("the new wizard 5 timed out") {
       $0 == .scanWizardCompleted(scanWizardID: 5, result: .failedTimeout)
     }
-    let end = try barrier(client, 2)
-    let wizardEvents = client.received[..<end].filter {
-      switch $0 {
-      case .scanWizardFoundPrivateButton, .scanWizardCompleted: true
-      default: false
-      }
-    }
-    #expect(wizardEvents.count == 2, "\(client.received)")
-    #expect(completed < end)
+    #expect(five > seven, "\(client.received)")
   }
 
   @Test func creatingABatteryListenerOrScannerWithAnExistingIdDoesNothing() throws {
