@@ -29,13 +29,14 @@ public enum PluginFileName {
     pluginName(ofFile: String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
   }
 
-  /// Why a library found as `foundAs` is refused when its descriptor says `declared`; nil when
-  /// they agree. One line: the path, both names, and the two ways to fix it.
-  public static func mismatch(path: String, foundAs: String, declared: String) -> String? {
+  /// Why `instance`'s library, found as `foundAs`, is refused when its descriptor says
+  /// `declared`; nil when they agree. One line that starts with the config key and names the
+  /// path, both names and the two ways to fix it.
+  public static func mismatch(instance: String, path: String, foundAs: String, declared: String) -> String? {
     guard foundAs != declared else { return nil }
     return
-      "\(path) is plugin '\(declared)' (the name in its descriptor), but it was found as plugin '\(foundAs)':"
-      + " a plugin's name is the one in its descriptor, the file name is only where it lives."
+      "instances.\(instance).plugin = \"\(foundAs)\" finds \(path), but that library is plugin '\(declared)'"
+      + " (the name in its descriptor; the file name is only where a plugin lives)."
       + " Set plugin = \"\(declared)\", or rename the file to \(declared).so"
       + " (packaged: \(packagedPrefix)\(declared).so)"
   }

@@ -81,7 +81,8 @@ final class HostRuntime: @unchecked Sendable {
     // The hub found the library by plugin name; a descriptor that names another plugin is
     // refused here, so `check` and the running hub refuse it alike.
     if let foundAs = PluginFileName.pluginName(ofPath: request.libraryPath),
-      let refusal = PluginFileName.mismatch(path: request.libraryPath, foundAs: foundAs, declared: library.info.name)
+      let refusal = PluginFileName.mismatch(
+        instance: request.instanceName, path: request.libraryPath, foundAs: foundAs, declared: library.info.name)
     {
       fail(.load, status: PluginFileName.mismatchStatus, refusal)
     }

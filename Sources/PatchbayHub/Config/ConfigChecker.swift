@@ -74,8 +74,9 @@ public struct ConfigChecker: Sendable {
       switch outcomes.withLock({ $0[spec.name] }) {
       case .created(_, let ports)?: catalog[spec.name] = ports
       case .misnamed(let message)?:
+        // The message starts with the key (`instances.NAME.plugin = ...`), as the hub logs it.
         broken.insert(spec.name)
-        diagnostics.append(ConfigDiagnostic(file: spec.file, key: "instances.\(spec.name).plugin", message: message))
+        diagnostics.append(ConfigDiagnostic(file: spec.file, message: message))
       case .failed(let message)?:
         broken.insert(spec.name)
         diagnostics.append(
