@@ -37,8 +37,8 @@ public enum PluginFileName {
     return
       "instances.\(instance).plugin = \"\(foundAs)\" finds \(path), but that library is plugin '\(declared)'"
       + " (the name in its descriptor; the file name is only where a plugin lives)."
-      + " Set plugin = \"\(declared)\", or rename the file to \(declared).so"
-      + " (packaged: \(packagedPrefix)\(declared).so)"
+      + " Rename the file to \(declared).so (packaged: \(packagedPrefix)\(declared).so) and set"
+      + " plugin = \"\(declared)\", or point plugin = at the plugin you meant"
   }
 
   /// The failure status the plugin host reports for a name mismatch (PB_ERR_INVALID_CONFIG:

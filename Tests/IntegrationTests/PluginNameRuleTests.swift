@@ -29,7 +29,9 @@ import Testing
       "instances.porch.plugin = \"myplugin\" finds \(library), but that library is plugin 'threshold'"
       + " (the name in its descriptor; the file name is only where a plugin lives)"
     #expect(check.output.contains("\(sensors): \(refusal)"), "\(check.output)")
-    #expect(check.output.contains(#"Set plugin = "threshold", or rename the file to threshold.so"#))
+    #expect(
+      check.output.contains(
+        #"Rename the file to threshold.so (packaged: libpatchbay-plugin-threshold.so) and set plugin = "threshold""#))
     #expect(check.output.contains("1 problem found"), "\(check.output)")
 
     let plugins = try harness.cli("plugins")
