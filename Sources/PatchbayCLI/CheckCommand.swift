@@ -11,9 +11,10 @@ struct CheckCommand: ParsableCommand {
 
   func run() throws {
     let (config, structural) = ConfigLoader.isolated.loadCollectingErrors(mainFile: options.config)
-    // Instances that failed to parse are unknown to the route checks; don't report their
-    // routes twice.
-    let problems = structural + ConfigChecker(config: config).check(config, skippingRoutesTo: structural.instanceNames)
+    // Instances that failed to parse, and files that could not be read, are unknown to the
+    // route checks: their routes are not reported a second time.
+    let problems = ConfigChecker(config: config).check(
+      config, after: structural, files: ConfigLoader.files(mainFile: options.config))
     guard problems.isEmpty else {
       for problem in problems { printError(problem.description) }
       printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")

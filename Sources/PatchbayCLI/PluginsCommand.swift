@@ -13,12 +13,18 @@ struct PluginsCommand: ParsableCommand {
   var ports = false
 
   func run() throws {
-    let configured = (try? options.load())
-    let locator = PluginLocator(configured: configured?.hub.pluginPath ?? [])
+    // The plugin path comes from whatever part of the config could be read: a mistake in one
+    // conf.d file must not hide the plugins that `[hub] plugin_path` points to.
+    let (config, problems) = ConfigLoader.isolated.loadCollectingErrors(mainFile: options.config)
+    let locator = PluginLocator(configured: config.hub.pluginPath)
     let installed = PluginCatalog(locator: locator).describeAll()
     if installed.isEmpty { print("no plugins found on \(locator.searchPath.joined(separator: ":"))") }
     for entry in installed { print(entry) }
-    guard ports, let config = configured else { return }
+    guard ports else { return }
+    guard problems.isEmpty else {
+      for problem in problems { printError(problem.description) }
+      throw ExitCode(1)
+    }
     for line in PluginCatalog(locator: locator).describePorts(of: config) { print(line) }
   }
 }

@@ -124,6 +124,14 @@ final class HostRuntime: @unchecked Sendable {
     } catch {
       fail(.load, status: PB_ERR_NOT_SUPPORTED, error.message)
     }
+    // The hub found the library by plugin name; a descriptor that names another plugin is
+    // refused here, so `check` and the running hub refuse it alike.
+    if let foundAs = PluginFileName.pluginName(ofPath: request.libraryPath),
+      let refusal = PluginFileName.mismatch(
+        instance: request.instanceName, path: request.libraryPath, foundAs: foundAs, declared: library.info.name)
+    {
+      fail(.load, status: PluginFileName.mismatchStatus, refusal)
+    }
     self.library = library
     config = InstanceConfig(json: request.configJSON)
     logLevel = request.logLevel

@@ -177,6 +177,22 @@ import Testing
     #expect(none.output.contains("no button paired"))
   }
 
+  /// flicd found a button, but a private one, and its wizard then gave up: the advice is to
+  /// make that button public, not to find one.
+  @Test func scanSaysAPrivateButtonWasFoundWhenTheWizardTimesOut() throws {
+    let simulator = try SimulatorProcess(
+      port: flicdPort, controlPath: controlPath, buttons: ["\(bedside)=bedside"], arguments: ["--scan-timeout", "2"])
+    try simulator.control("add-private-button 80:e4:da:70:00:03 F030prv")
+    let scan = try runProgram(
+      BuildProducts.executable("patchbay"), ["flic", "scan", "--port", "\(flicdPort)", "--timeout", "60"])
+    #expect(scan.status == 1)
+    #expect(scan.output.contains("Found a private button: hold it for 7 seconds"), "\(scan.output)")
+    #expect(
+      scan.output.contains("pairing failed: timed out: a button was found, but it is private; hold it for 7 seconds"),
+      "\(scan.output)")
+    #expect(!scan.output.contains("no button found in time"))
+  }
+
   @Test func checkNamesTheKeyOfAFlicConfigMistake() throws {
     let config = try directory.write(
       "bad.toml",

@@ -7,12 +7,13 @@ final class SimulatorProcess {
   let controlPath: String
   let process: ChildProcess
 
-  init(port: Int, controlPath: String, buttons: [String]) throws {
+  init(port: Int, controlPath: String, buttons: [String], arguments: [String] = []) throws {
     self.port = port
     self.controlPath = controlPath
     process = try ChildProcess(
       BuildProducts.executable("patchbay-sim"),
-      ["flicd", "--port", "\(port)", "--control", controlPath, "--no-stdin"] + buttons.flatMap { ["--button", $0] })
+      ["flicd", "--port", "\(port)", "--control", controlPath, "--no-stdin"] + buttons.flatMap { ["--button", $0] }
+        + arguments)
     try process.waitForLine(containing: "control socket", within: 60)
   }
 

@@ -130,7 +130,7 @@ import Testing
     try eventually("count 1 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":1}"#) }
     let plugins = try harness.cli("plugins")
     #expect(plugins.output.contains("future: REFUSED"))
-    #expect(plugins.output.contains("example-c 1.0.0 (ABI 1.0)"))
+    #expect(plugins.output.contains("counter 1.0.0 (ABI 1.0)"))
     try harness.stop()
   }
 

@@ -48,11 +48,16 @@ final class HubHarness: @unchecked Sendable {
     return try runProgram(BuildProducts.executable("patchbay"), args)
   }
 
-  /// Compiles a C plugin into the plugin directory with the system compiler and the header alone.
+  /// Compiles a C plugin into the plugin directory as `NAME.so` with the system compiler and the
+  /// header alone. The example counter's descriptor is renamed to `descriptorName` (default:
+  /// NAME), since a plugin's descriptor name must match the name it is found under.
   func compileCPlugin(
-    name: String, source: String, defines: [String] = [], includeDirectory: String = HubHarness.headerDirectory
+    name: String, source: String, descriptorName: String? = nil, defines: [String] = [],
+    includeDirectory: String = HubHarness.headerDirectory
   ) throws {
-    let sourcePath = try directory.write("src/\(name).c", source)
+    let renamed = source.replacingOccurrences(
+      of: #".name = "example-c","#, with: ".name = \"\(descriptorName ?? name)\",")
+    let sourcePath = try directory.write("src/\(name).c", renamed)
     try FileManager.default.createDirectory(atPath: directory.path + "/plugins", withIntermediateDirectories: true)
     let result = try runProgram(
       "/usr/bin/env",

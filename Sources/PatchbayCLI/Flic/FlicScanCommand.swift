@@ -21,10 +21,14 @@ struct FlicScanCommand: ParsableCommand {
     say("Searching for a new Flic button at flicd \(link.endpoint): hold the button for 7 seconds...")
     link.send(.createScanWizard(scanWizardID: wizard))
     var found: (address: BluetoothAddress, name: String)?
+    // flicd reports a private button once and keeps waiting for it to turn public; when it
+    // then times out, the advice is about that button, not about finding one.
+    var sawPrivateButton = false
     do {
       while true {
         switch try link.next(before: deadline) {
         case .scanWizardFoundPrivateButton(wizard):
+          sawPrivateButton = true
           say("Found a private button: hold it for 7 seconds to make it public.")
         case .scanWizardFoundPublicButton(wizard, let address, let name):
           found = (address, name)
@@ -33,7 +37,7 @@ struct FlicScanCommand: ParsableCommand {
           say("Connected, verifying...")
         case .scanWizardCompleted(wizard, let result):
           guard result == .success, let found else {
-            printError("pairing failed: \(Self.explain(result))")
+            printError("pairing failed: \(Self.explain(result, sawPrivateButton: sawPrivateButton))")
             throw ExitCode(1)
           }
           say("Paired: \(found.address) \(found.name)")
@@ -47,7 +51,9 @@ struct FlicScanCommand: ParsableCommand {
       }
     } catch let failure as FlicdLink.Failure {
       link.send(.cancelScanWizard(scanWizardID: wizard))
-      if Date() >= deadline {
+      if Date() >= deadline, sawPrivateButton {
+        printError("no button paired within \(Int(timeout)) s: \(Self.privateButtonAdvice)")
+      } else if Date() >= deadline {
         printError("no button paired within \(Int(timeout)) s; hold the button for 7 seconds and try again")
       } else {
         printError(failure.description)
@@ -67,10 +73,14 @@ struct FlicScanCommand: ParsableCommand {
       """
   }
 
-  static func explain(_ result: ScanWizardResult) -> String {
+  static let privateButtonAdvice =
+    "a button was found, but it is private; hold it for 7 seconds until it blinks to make it public, then run this again"
+
+  static func explain(_ result: ScanWizardResult, sawPrivateButton: Bool = false) -> String {
     switch result {
     case .success: "success"
     case .cancelledByUser: "cancelled"
+    case .failedTimeout where sawPrivateButton: "timed out: \(privateButtonAdvice)"
     case .failedTimeout: "no button found in time; hold the button for 7 seconds until it blinks"
     case .buttonIsPrivate: "the button is private; hold it for 7 seconds to make it public"
     case .bluetoothUnavailable: "flicd's Bluetooth controller is unavailable"

@@ -12,6 +12,36 @@ public struct ConfigChecker: Sendable {
 
   /// Every problem found, in file order; empty when the config is good.
   public func check(_ config: HubConfig, skippingRoutesTo unparsed: Set<String> = []) -> [ConfigDiagnostic] {
+    check(config, skippingRoutesTo: unparsed, skippingUndefinedInstances: false).diagnostics
+  }
+
+  /// `patchbay check`: the loader's diagnostics (`structural`) followed by this checker's. A
+  /// file of `files` that cannot be read at all (permissions, a directory) hides every instance
+  /// it defines, so a route elsewhere naming an instance that no readable file defines is not
+  /// reported as an unknown instance (it may well be defined there): the file is reported
+  /// once, saying how many routes were left unchecked because of it. (A file with a syntax
+  /// error keeps the usual reports: its mistakes are visible and fixed in one go.)
+  public func check(_ config: HubConfig, after structural: [ConfigDiagnostic], files: [String]) -> [ConfigDiagnostic] {
+    let lost = files.filter { !config.files.contains($0) && TOMLDocument.cannotRead($0) }
+    let (semantic, unchecked) = check(
+      config, skippingRoutesTo: structural.instanceNames, skippingUndefinedInstances: !lost.isEmpty)
+    var result = structural
+    if unchecked > 0 {
+      let routes = unchecked == 1 ? "1 route" : "\(unchecked) routes"
+      for file in lost {
+        guard let index = result.firstIndex(where: { $0.file == file }) else { continue }
+        let others = lost.filter { $0 != file }
+        result[index].message +=
+          "; \(routes) naming instances that no readable file defines \(unchecked == 1 ? "was" : "were") not checked"
+          + " (they may be defined here\(others.isEmpty ? "" : " or in " + others.joined(separator: ", ")))"
+      }
+    }
+    return result + semantic
+  }
+
+  private func check(_ config: HubConfig, skippingRoutesTo unparsed: Set<String>, skippingUndefinedInstances: Bool)
+    -> (diagnostics: [ConfigDiagnostic], unchecked: Int)
+  {
     var diagnostics: [ConfigDiagnostic] = []
     let installed = locator.installedPlugins().map(\.name)
     var libraries: [(InstanceSpec, String)] = []
@@ -43,6 +73,10 @@ public struct ConfigChecker: Sendable {
     for (spec, _) in libraries {
       switch outcomes.withLock({ $0[spec.name] }) {
       case .created(_, let ports)?: catalog[spec.name] = ports
+      case .misnamed(let message)?:
+        // The message starts with the key (`instances.NAME.plugin = ...`), as the hub logs it.
+        broken.insert(spec.name)
+        diagnostics.append(ConfigDiagnostic(file: spec.file, message: message))
       case .failed(let message)?:
         broken.insert(spec.name)
         diagnostics.append(
@@ -52,14 +86,21 @@ public struct ConfigChecker: Sendable {
         broken.insert(spec.name)
       }
     }
+    let defined = Set(config.instances.map(\.name))
+    var unchecked = 0
     for route in config.routes {
+      let involved = [route.from.instance] + route.targets.map(\.instance)
       // A route touching an instance that is already reported gets its other checks only.
-      if ([route.from.instance] + route.targets.map(\.instance)).contains(where: broken.contains) { continue }
+      if involved.contains(where: broken.contains) { continue }
+      if skippingUndefinedInstances, involved.contains(where: { !defined.contains($0) }) {
+        unchecked += 1
+        continue
+      }
       if case .failure(let errors) = RouteCompiler.compile(route, catalog: catalog) {
         diagnostics += errors.diagnostics
       }
     }
-    return diagnostics
+    return (diagnostics, unchecked)
   }
 }
 

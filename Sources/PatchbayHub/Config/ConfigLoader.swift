@@ -91,12 +91,9 @@ public struct ConfigLoader: Sendable {
               ConfigDiagnostic(file: file, key: "routes", message: "must be an array of tables: use [[routes]]"))
             continue
           }
-          for entry in entries {
-            if let route = parseRoute(entry, index: routes.count, file: file, &diagnostics) {
-              routes.append(route)
-            } else {
-              routes.append(RouteSpec.placeholder(index: routes.count, file: file))
-            }
+          // Numbered within their file: `routes[2]` is the second [[routes]] of the file named.
+          for (index, entry) in entries.enumerated() {
+            if let route = parseRoute(entry, index: index, file: file, &diagnostics) { routes.append(route) }
           }
         default:
           diagnostics.append(
@@ -107,7 +104,6 @@ public struct ConfigLoader: Sendable {
         }
       }
     }
-    routes.removeAll { $0.isPlaceholder }
     return (HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes), diagnostics)
   }
 
@@ -324,13 +320,4 @@ public struct ConfigLoader: Sendable {
     if path.hasPrefix("/") || base.isEmpty { return path }
     return (base as NSString).appendingPathComponent(path)
   }
-}
-
-extension RouteSpec {
-  static func placeholder(index: Int, file: String) -> RouteSpec {
-    RouteSpec(
-      index: index, name: "\u{0}invalid", from: PortAddress(instance: "", port: ""), to: [], cycleTo: [], filter: nil,
-      map: nil, value: nil, cycle: nil, momentary: nil, file: file)
-  }
-  var isPlaceholder: Bool { name == "\u{0}invalid" }
 }

@@ -12,9 +12,14 @@ public struct PluginCatalog: Sendable {
     locator.installedPlugins().map { entry in
       switch PortProbe.describe(library: entry.path, locator: locator) {
       case .described(let info):
-        return
+        let line =
           "\(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)) - \(info.description)\n    \(entry.path)"
-      case .failed(let reason):
+        // The descriptor's name is the plugin's; a file named otherwise cannot be used as either.
+        guard info.name != entry.name else { return line }
+        return line
+          + "\n    found as '\(entry.name)' but named '\(info.name)' in its descriptor: refused by check and run"
+          + " until the file is renamed to \(info.name).so"
+      case .failed(let reason), .misnamed(let reason):
         return "\(entry.name): REFUSED: \(reason)"
       case .created:
         return "\(entry.name): unexpected answer"
@@ -39,7 +44,7 @@ public struct PluginCatalog: Sendable {
           let text = "  \(port.direction.name) \(spec.name).\(port.name)  \(port.type.name) \(port.kind.name)"
           lines.append(port.description.isEmpty ? text : text + "  - \(port.description)")
         }
-      case .failed(let reason): lines.append("\(spec.name): \(reason)")
+      case .failed(let reason), .misnamed(let reason): lines.append("\(spec.name): \(reason)")
       case .described: break
       }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayWire
 
 /// Finds plugin libraries and the plugin-host executable, both in a `swift build` tree (next
 /// to the `patchbay` executable) and in the installed layout (/usr/lib/patchbay).
@@ -37,37 +38,36 @@ public struct PluginLocator: Sendable {
     return (resolved as NSString).deletingLastPathComponent
   }
 
-  /// The library files a plugin name may have.
-  static func fileNames(for plugin: String) -> [String] { ["libpatchbay-plugin-\(plugin).so", "\(plugin).so"] }
-
-  /// The first library for `plugin` on the search path.
+  /// The first library for `plugin` on the search path. The path keeps the file name it was
+  /// found under (symbolic links are not followed): that name is what the plugin host checks
+  /// against the descriptor.
   public func library(for plugin: String) -> String? {
     for directory in searchPath {
-      for name in Self.fileNames(for: plugin) {
+      for name in PluginFileName.candidates(for: plugin) {
         let path = (directory as NSString).appendingPathComponent(name)
-        if FileManager.default.fileExists(atPath: path) { return (path as NSString).standardizingPath }
+        if FileManager.default.fileExists(atPath: path) { return Self.tidy(path) }
       }
     }
     return nil
   }
 
-  /// Every installed plugin: name and library path, first occurrence on the path wins.
+  /// Every installed plugin: the name its file gives and the library path; first occurrence
+  /// on the path wins. Other `lib*.so` files are ordinary libraries, not plugins.
   public func installedPlugins() -> [(name: String, path: String)] {
     var seen: Set<String> = []
     var result: [(String, String)] = []
     for directory in searchPath {
       let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
-      for file in files where file.hasSuffix(".so") {
-        var name = String(file.dropLast(3))
-        if name.hasPrefix("libpatchbay-plugin-") {
-          name = String(name.dropFirst("libpatchbay-plugin-".count))
-        } else if name.hasPrefix("lib") {
-          continue
-        }
+      for file in files {
+        guard let name = PluginFileName.pluginName(ofFile: file) else { continue }
+        if file.hasPrefix("lib"), !file.hasPrefix(PluginFileName.packagedPrefix) { continue }
         guard seen.insert(name).inserted else { continue }
-        result.append((name, ((directory as NSString).appendingPathComponent(file) as NSString).standardizingPath))
+        result.append((name, Self.tidy((directory as NSString).appendingPathComponent(file))))
       }
     }
     return result
   }
+
+  /// `..` and `.` removed as text, without resolving symbolic links.
+  static func tidy(_ path: String) -> String { URL(fileURLWithPath: path).standardized.path }
 }

@@ -9,6 +9,8 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
   enum Outcome: Sendable {
     case described(PluginInfo)
     case created(PluginInfo, [PortDescriptor])
+    /// The library's descriptor names another plugin than the one it was found as.
+    case misnamed(String)
     case failed(String)
   }
 
@@ -62,6 +64,7 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
     switch message {
     case .described(let info): finish(.described(info))
     case .created(let info, let ports): finish(.created(info, ports))
+    case .failed(.load, PluginFileName.mismatchStatus, let text): finish(.misnamed(text))
     case .failed(_, _, let text): finish(.failed(text))
     case .log(let level, let text) where level >= 4: lock.withLock { logLines.append(text) }
     default: break

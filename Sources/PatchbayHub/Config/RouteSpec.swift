@@ -2,6 +2,7 @@ import PatchbayValues
 
 /// One `[[routes]]` entry: a source output, its targets, and the transforms on the way.
 public struct RouteSpec: Sendable, Equatable {
+  /// Position among the routes of `file`, from 0.
   public var index: Int
   public var name: String?
   public var from: PortAddress
@@ -34,7 +35,8 @@ public struct RouteSpec: Sendable, Equatable {
     return text
   }
 
-  /// Where errors about this route point: `routes[N]` (1-based, in file order).
+  /// Where errors about this route point: `routes[N]`, the Nth `[[routes]]` of its own file
+  /// (1-based), so the number can be found in the file the diagnostic names.
   public var keyPath: String { "routes[\(index + 1)]" }
 
   public var targets: [PortAddress] { cycleTo.isEmpty ? to : cycleTo }

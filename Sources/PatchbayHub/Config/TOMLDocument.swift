@@ -10,12 +10,29 @@ public enum TOMLDocument {
 
   public static func read(_ path: String) -> Result<JSONValue, ConfigDiagnostic> {
     guard let data = FileManager.default.contents(atPath: path) else {
-      return .failure(ConfigDiagnostic(file: path, message: "cannot read the file"))
+      return .failure(ConfigDiagnostic(file: path, message: "cannot read the file: \(unreadableReason(path))"))
     }
     guard let text = String(data: data, encoding: .utf8) else {
       return .failure(ConfigDiagnostic(file: path, message: "the file is not UTF-8"))
     }
     return parse(text, file: path)
+  }
+
+  /// Whether `read` fails before parsing: the file cannot be opened or read.
+  public static func cannotRead(_ path: String) -> Bool { FileManager.default.contents(atPath: path) == nil }
+
+  /// Why `path` could not be read, in the system's words.
+  static func unreadableReason(_ path: String) -> String {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      return "it is a directory"
+    }
+    let descriptor = open(path, O_RDONLY)
+    if descriptor >= 0 {
+      close(descriptor)
+      return "read failed"
+    }
+    return String(cString: strerror(errno))
   }
 
   public static func parse(_ text: String, file: String) -> Result<JSONValue, ConfigDiagnostic> {
@@ -54,3 +71,7 @@ public enum TOMLDocument {
     }
   }
 }
+
+#if canImport(Glibc)
+  import Glibc
+#endif

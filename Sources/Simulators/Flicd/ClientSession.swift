@@ -18,6 +18,8 @@ final class ClientSession: @unchecked Sendable {
   var scanners: Set<UInt32> = []
   /// Running scan wizards and their give-up timers.
   var scanWizards: [UInt32: Scheduled<Void>] = [:]
+  /// Wizards already sent ScanWizardFoundPrivateButton (flicd sends it once per wizard).
+  var scanWizardsToldPrivate: Set<UInt32> = []
 
   init(id: Int, channel: Channel) {
     self.id = id

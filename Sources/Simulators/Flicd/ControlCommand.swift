@@ -8,7 +8,8 @@ enum ControlCommand: Equatable {
   case reconnect(BluetoothAddress)
   case battery(BluetoothAddress, Int8)
   case addButton(BluetoothAddress, name: String)
-  case addPendingButton(BluetoothAddress, name: String)
+  case addPendingButton(BluetoothAddress, name: String, isPrivate: Bool)
+  case makePublic(BluetoothAddress)
   case waitChannel(BluetoothAddress, timeoutSeconds: Double)
   case sleep(milliseconds: Int)
   case status
@@ -17,7 +18,7 @@ enum ControlCommand: Equatable {
   static let usage = """
     commands: press ADDR single|double|hold|down|up; queued ADDR GESTURE AGE_S; disconnect ADDR; \
     reconnect ADDR; battery ADDR PERCENT; add-button ADDR NAME; add-pending-button ADDR NAME; \
-    wait-channel ADDR [TIMEOUT_S]; sleep MS; status; quit
+    add-private-button ADDR NAME; make-public ADDR; wait-channel ADDR [TIMEOUT_S]; sleep MS; status; quit
     """
 
   /// Parses a line; nil for a blank line or a `#` comment.
@@ -63,7 +64,9 @@ enum ControlCommand: Equatable {
       guard (-1...100).contains(percent) else { throw ControlError("battery: percentage must be -1...100") }
       return .battery(try address(0), Int8(percent))
     case "add-button": return .addButton(try address(0), name: try name(1))
-    case "add-pending-button": return .addPendingButton(try address(0), name: try name(1))
+    case "add-pending-button": return .addPendingButton(try address(0), name: try name(1), isPrivate: false)
+    case "add-private-button": return .addPendingButton(try address(0), name: try name(1), isPrivate: true)
+    case "make-public": return .makePublic(try address(0))
     case "wait-channel":
       let timeout = arguments.count > 1 ? Double(arguments[1]) : 30
       guard let timeout else { throw ControlError("wait-channel: timeout must be a number of seconds") }

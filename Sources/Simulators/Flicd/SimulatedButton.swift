@@ -9,6 +9,8 @@ struct SimulatedButton {
   var verified: Bool
   /// In radio range: channels to it are Ready.
   var inRange = true
+  /// In private mode, a button accepts no new bonding; holding it 7 s makes it public.
+  var isPrivate = false
   var batteryPercentage: Int8 = 100
   var color = "white"
   var serialNumber: String

@@ -11,8 +11,11 @@ final class SimulatedDaemon: @unchecked Sendable {
   let controllerAddress = BluetoothAddress("00:1a:7d:da:71:13")!
 
   private var buttons: [BluetoothAddress: SimulatedButton] = [:]
-  /// Buttons "in pairing mode" waiting for a scan wizard, first come first paired.
+  /// Buttons advertising in pairing range but not verified, first come first paired by a scan
+  /// wizard or by a connection channel to their address. Private ones are only announced.
   private var pendingButtons: [SimulatedButton] = []
+  /// Pending buttons a connection channel is bonding with right now.
+  private var bonding: Set<BluetoothAddress> = []
   private var sessions: [Int: ClientSession] = [:]
   private var nextSessionID = 1
 
@@ -63,21 +66,19 @@ final class SimulatedDaemon: @unchecked Sendable {
             currentlyNoSpace: false, verifiedButtons: verified)), to: session)
 
     case .createScanner(let scanID):
-      session.scanners.insert(scanID)
+      // An existing scanner id: flicd does nothing.
+      guard session.scanners.insert(scanID).inserted else { return }
       // One advertisement per button in range, as a scan would see them once.
       for button in (buttons.values.filter(\.inRange) + pendingButtons).sorted(by: { $0.address < $1.address }) {
-        send(
-          .advertisement(
-            Advertisement(
-              scanID: scanID, address: button.address, name: button.name, rssi: -60, isPrivate: false,
-              alreadyVerified: button.verified, alreadyConnectedToThisDevice: isReady(button.address),
-              alreadyConnectedToOtherDevice: false)), to: session, about: button.address)
+        advertise(button, scanner: scanID, to: session)
       }
 
     case .removeScanner(let scanID):
       session.scanners.remove(scanID)
 
     case .createConnectionChannel(let id, let address, let latency, let autoDisconnect):
+      // An existing conn_id: flicd does nothing, not even answer.
+      guard session.connectionChannels[id] == nil else { return }
       let wasReady = isReady(address)
       session.connectionChannels[id] = ClientSession.ConnectionChannel(
         address: address, latencyMode: latency, autoDisconnectTime: autoDisconnect)
@@ -93,6 +94,8 @@ final class SimulatedDaemon: @unchecked Sendable {
         if let button = buttons[address], button.verified, button.inRange {
           // The first channel to a button in range makes flicd link to it.
           announceLink(address)
+        } else if buttons[address]?.verified != true {
+          bond(address)
         }
       }
 
@@ -127,6 +130,8 @@ final class SimulatedDaemon: @unchecked Sendable {
       send(.getButtonInfoResponse(info), to: session, about: address)
 
     case .createScanWizard(let id):
+      // An existing scan wizard id: flicd does nothing (the running wizard keeps its timer).
+      guard session.scanWizards[id] == nil else { return }
       let timer = loop.scheduleTask(in: scanWizardTimeout) { [self] in
         finishScanWizard(id, of: session, result: .failedTimeout)
       }
@@ -143,9 +148,14 @@ final class SimulatedDaemon: @unchecked Sendable {
         for other in sortedSessions {
           send(.buttonDeleted(address: address, deletedByThisClient: other === session), to: other, about: address)
         }
+      } else {
+        // Not verified: nothing to delete, but flicd answers this client anyway.
+        send(.buttonDeleted(address: address, deletedByThisClient: true), to: session, about: address)
       }
 
     case .createBatteryStatusListener(let id, let address):
+      // An existing listener id: flicd does nothing.
+      guard session.batteryListeners[id] == nil else { return }
       session.batteryListeners[id] = address
       // The listener learns the current level at once.
       send(
@@ -197,6 +207,83 @@ final class SimulatedDaemon: @unchecked Sendable {
     let latency = channels.map(\.latencyMode).min { rank[$0]! < rank[$1]! }!
     let autoDisconnect = channels.map(\.autoDisconnectTime).max()!
     log.line("radio [\(address)] channels=\(channels.count) latency=\(latency) auto_disconnect=\(autoDisconnect)")
+  }
+
+  /// One advertisement of `button` to a scanner.
+  private func advertise(_ button: SimulatedButton, scanner scanID: UInt32, to session: ClientSession) {
+    send(
+      .advertisement(
+        Advertisement(
+          scanID: scanID, address: button.address, name: button.name, rssi: -60, isPrivate: button.isPrivate,
+          alreadyVerified: button.verified, alreadyConnectedToThisDevice: isReady(button.address),
+          alreadyConnectedToOtherDevice: false)), to: session, about: button.address)
+  }
+
+  /// A button that starts advertising (or changes its mode) is seen by every running scanner.
+  private func advertiseToScanners(_ button: SimulatedButton) {
+    for session in sortedSessions {
+      for scanID in session.scanners.sorted() { advertise(button, scanner: scanID, to: session) }
+    }
+  }
+
+  // MARK: Bonding through a connection channel
+
+  /// A channel to a button that advertises but is not verified makes flicd connect and bond
+  /// with it, as the official `scan_wizard.py` expects: Connected, then Ready to every channel
+  /// of the button followed by NewVerifiedButton to every client; a private button refuses,
+  /// and its channels are removed with ButtonIsPrivate. A button nobody advertises stays
+  /// Disconnected, as a pending connection does in flicd.
+  private func bond(_ address: BluetoothAddress) {
+    guard pendingButtons.contains(where: { $0.address == address }), bonding.insert(address).inserted else { return }
+    loop.scheduleTask(in: .milliseconds(100)) { [self] in
+      guard let button = pendingButtons.first(where: { $0.address == address }), hasChannels(address) else {
+        bonding.remove(address)
+        return
+      }
+      guard !button.isPrivate else {
+        bonding.remove(address)
+        for session in sortedSessions {
+          for id in session.channels(for: address) {
+            session.connectionChannels[id] = nil
+            send(.connectionChannelRemoved(connectionID: id, reason: .buttonIsPrivate), to: session, about: address)
+          }
+        }
+        return
+      }
+      forEachChannel(of: address) { session, id in
+        send(
+          .connectionStatusChanged(connectionID: id, status: .connected, disconnectReason: .unspecified), to: session,
+          about: address)
+      }
+      loop.scheduleTask(in: .milliseconds(100)) { [self] in
+        bonding.remove(address)
+        guard let index = pendingButtons.firstIndex(where: { $0.address == address }), hasChannels(address) else {
+          return
+        }
+        var paired = pendingButtons.remove(at: index)
+        paired.verified = true
+        paired.inRange = true
+        buttons[address] = paired
+        // flicd sends Ready just before NewVerifiedButton.
+        forEachChannel(of: address) { session, id in
+          send(
+            .connectionStatusChanged(connectionID: id, status: .ready, disconnectReason: .unspecified), to: session,
+            about: address)
+        }
+        for session in sortedSessions { send(.newVerifiedButton(address: address), to: session, about: address) }
+        log.line("paired [\(address)] \(paired.name) through a connection channel")
+      }
+    }
+  }
+
+  private func hasChannels(_ address: BluetoothAddress) -> Bool {
+    sessions.values.contains { !$0.channels(for: address).isEmpty }
+  }
+
+  private func forEachChannel(of address: BluetoothAddress, _ body: (ClientSession, UInt32) -> Void) {
+    for session in sortedSessions {
+      for id in session.channels(for: address) { body(session, id) }
+    }
   }
 
   // MARK: Link state
@@ -257,12 +344,16 @@ final class SimulatedDaemon: @unchecked Sendable {
 
   // MARK: Scan wizard
 
+  /// Gives each running wizard the next public pending button; a wizard that sees only
+  /// private ones is told once (ScanWizardFoundPrivateButton) and keeps waiting.
   private func runPendingScanWizards() {
     for session in sortedSessions {
       for id in session.scanWizards.keys.sorted() {
-        guard !pendingButtons.isEmpty else { return }
-        let button = pendingButtons.removeFirst()
-        pair(button, wizard: id, of: session)
+        if let index = pendingButtons.firstIndex(where: { !$0.isPrivate && !bonding.contains($0.address) }) {
+          pair(pendingButtons.remove(at: index), wizard: id, of: session)
+        } else if pendingButtons.contains(where: \.isPrivate), session.scanWizardsToldPrivate.insert(id).inserted {
+          send(.scanWizardFoundPrivateButton(scanWizardID: id), to: session)
+        }
       }
     }
   }
@@ -271,6 +362,7 @@ final class SimulatedDaemon: @unchecked Sendable {
   private func pair(_ button: SimulatedButton, wizard id: UInt32, of session: ClientSession) {
     session.scanWizards[id]?.cancel()
     session.scanWizards[id] = nil
+    session.scanWizardsToldPrivate.remove(id)
     let address = button.address
     send(
       .scanWizardFoundPublicButton(scanWizardID: id, address: address, name: button.name), to: session, about: address)
@@ -292,6 +384,7 @@ final class SimulatedDaemon: @unchecked Sendable {
   private func finishScanWizard(_ id: UInt32, of session: ClientSession, result: ScanWizardResult) {
     guard let timer = session.scanWizards.removeValue(forKey: id) else { return }
     timer.cancel()
+    session.scanWizardsToldPrivate.remove(id)
     send(.scanWizardCompleted(scanWizardID: id, result: result), to: session)
   }
 
@@ -355,15 +448,29 @@ final class SimulatedDaemon: @unchecked Sendable {
       log.line("button [\(address)] \(name) added (verified)")
       return "ok"
 
-    case .addPendingButton(let address, let name):
-      pendingButtons.append(SimulatedButton(address: address, name: name, verified: false))
-      log.line("button [\(address)] \(name) waiting to be paired")
+    case .addPendingButton(let address, let name, let isPrivate):
+      var button = SimulatedButton(address: address, name: name, verified: false)
+      button.isPrivate = isPrivate
+      pendingButtons.append(button)
+      log.line("button [\(address)] \(name) waiting to be paired\(isPrivate ? " (private)" : "")")
+      advertiseToScanners(button)
+      runPendingScanWizards()
+      return "ok"
+
+    case .makePublic(let address):
+      guard let index = pendingButtons.firstIndex(where: { $0.address == address }) else {
+        throw ControlError("make-public: \(address) is not a button waiting to be paired")
+      }
+      pendingButtons[index].isPrivate = false
+      log.line("button [\(address)] held for 7 s: public")
+      advertiseToScanners(pendingButtons[index])
       runPendingScanWizards()
       return "ok"
 
     case .status:
-      let list = buttons.values.sorted { $0.address < $1.address }.map {
-        "\($0.address)=\($0.name)\($0.verified ? "" : "(unpaired)")\($0.inRange ? "" : "(away)")"
+      let list = (buttons.values.sorted { $0.address < $1.address } + pendingButtons).map {
+        "\($0.address)=\($0.name)\($0.verified ? "" : "(unpaired)")\($0.isPrivate ? "(private)" : "")"
+          + "\($0.inRange ? "" : "(away)")"
       }
       return "clients=\(sessions.count) buttons=\(list.joined(separator: ","))"
 
