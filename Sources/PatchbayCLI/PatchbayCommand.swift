@@ -10,6 +10,7 @@ struct PatchbayCommand: ParsableCommand {
     version: HubVersion.current,
     subcommands: [
       RunCommand.self, CheckCommand.self, PluginsCommand.self, StatusCommand.self, SendCommand.self,
-      WatchCommand.self, ReloadCommand.self, RestartCommand.self, DemoCommand.self, ParseTOMLCommand.self,
+      WatchCommand.self, ReloadCommand.self, RestartCommand.self, SceneCommand.self, DemoCommand.self,
+      ParseTOMLCommand.self,
     ] + pluginHelperCommands)
 }

@@ -35,6 +35,13 @@ enum StatusTable {
     lines.append("ROUTES")
     for route in status.routes { lines.append("  \(route.key)  \(route.id)  drops \(route.drops)") }
     for inactive in status.inactiveRoutes { lines.append("  inactive: \(inactive)") }
+    if !status.scenes.isEmpty {
+      lines.append("")
+      lines.append("SCENES")
+      for scene in status.scenes {
+        lines.append("  \(scene.name)  \(scene.ports) ports  activated \(scene.activations) times")
+      }
+    }
     return lines.joined(separator: "\n")
   }
 

@@ -15,6 +15,8 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   private let reloading = NSLock()
   private var instances: [String: InstanceRuntime] = [:]
   private var routes = RouteTable()
+  private var scenes: [String: CompiledScene] = [:]
+  private var sceneActivations: [String: Int] = [:]
   private var routeDrops: [String: Int] = [:]
   private var routeErrors: [String] = []
   private var watchers: [UUID: Watcher] = [:]
@@ -46,7 +48,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     for runtime in runtimes { runtime.launch(holdStart: true) }
     waitUntilCreated(runtimes)
     do throws(ConfigErrors) {
-      try installRoutes(config.routes)
+      try installRoutes(config.routes, scenes: config.scenes)
     } catch {
       stop()
       throw error
@@ -75,15 +77,29 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
 
   /// Compiles routes. Routes whose instances could not start are skipped with an error (the
   /// rest of the hub runs); routes that do not fit the declared ports are config errors.
-  private func installRoutes(_ specs: [RouteSpec]) throws(ConfigErrors) {
+  private func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
     var catalog: PortCatalog = [:]
     var down: Set<String> = []
     for (name, runtime) in lock.withLock({ instances }) {
       let ports = runtime.declaredPorts
       if runtime.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
     }
-    var compiled: [CompiledRoute] = []
+    if !sceneSpecs.isEmpty { catalog[SceneSpec.instanceName] = SceneCompiler.ports(of: sceneSpecs) }
+    var compiledScenes: [String: CompiledScene] = [:]
     var diagnostics: [ConfigDiagnostic] = []
+    for spec in sceneSpecs {
+      // A value for an instance that could not start is left out (logged); the rest works.
+      var reachable = spec
+      reachable.settings = spec.settings.filter { !down.contains($0.target.instance) }
+      for (target, _) in spec.settings where down.contains(target.instance) {
+        logger.error("\(spec.keyPath): \(target) is left out: instance '\(target.instance)' is not running")
+      }
+      switch SceneCompiler.compile(reachable, catalog: catalog) {
+      case .success(let scene): compiledScenes[spec.name] = scene
+      case .failure(let errors): diagnostics += errors.diagnostics
+      }
+    }
+    var compiled: [CompiledRoute] = []
     var skipped: [String] = []
     for spec in specs {
       let involved = [spec.from.instance] + spec.targets.map(\.instance)
@@ -102,6 +118,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     lock.withLock {
       routes = RouteTable(compiled)
       routeErrors = skipped
+      scenes = compiledScenes
     }
     replayRetained()
   }
@@ -174,6 +191,10 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceRuntime? = nil
   ) {
     for target in targets {
+      if target.instance == SceneSpec.instanceName {
+        handOut(scene: target.port)
+        continue
+      }
       guard let runtime = lock.withLock({ instances[target.instance] }), let port = runtime.port(named: target.port)
       else { continue }
       if !runtime.deliver(value, to: port, from: producer) {
@@ -194,6 +215,10 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   /// `patchbay send`: into an input port, a value for that instance; on an output port, a value
   /// routed as if the plugin had published it.
   public func send(_ text: String, to address: PortAddress) throws(ControlError) {
+    if address.instance == SceneSpec.instanceName {
+      try activate(scene: address.port)
+      return
+    }
     guard let runtime = lock.withLock({ instances[address.instance] }) else {
       let names = lock.withLock { Array(instances.keys) }
       throw ControlError("unknown instance '\(address.instance)'" + Suggestion.hint(for: address.instance, in: names))
@@ -256,7 +281,13 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
         return status
       }.sorted { $0.name < $1.name },
       routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
-      inactiveRoutes: errors)
+      inactiveRoutes: errors,
+      scenes: lock.withLock {
+        scenes.values.map {
+          HubStatus.Scene(
+            name: $0.spec.name, ports: $0.values.count, activations: sceneActivations[$0.spec.name] ?? 0)
+        }
+      }.sorted { $0.name < $1.name })
   }
 
   /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
@@ -272,6 +303,45 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       return "-"
     }
     return up ? "connected" : "disconnected"
+  }
+
+  // MARK: Scenes
+
+  /// `patchbay scene NAME` and `patchbay send scene.NAME`: refused for an unknown scene.
+  public func activate(scene name: String) throws(ControlError) {
+    guard lock.withLock({ scenes[name] }) != nil else {
+      let names = lock.withLock { Array(scenes.keys) }.sorted()
+      throw ControlError(
+        "unknown scene '\(name)'" + Suggestion.hint(for: name, in: names)
+          + " (scenes: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
+    }
+    handOut(scene: name)
+  }
+
+  /// Hands every value of the scene to its port at once (state inputs keep only the newest,
+  /// events queue in order; an instance that is down gets them when it is back), then
+  /// publishes `scene.NAME.activated`.
+  private func handOut(scene name: String) {
+    guard
+      let scene = lock.withLock({ () -> CompiledScene? in
+        sceneActivations[name, default: 0] += 1
+        return scenes[name]
+      })
+    else { return }
+    var waiting: [String] = []
+    var dropped: [String] = []
+    for (target, port, value) in scene.values {
+      guard let runtime = lock.withLock({ instances[target.instance] }) else { continue }
+      if runtime.currentPhase != .running { waiting.append(target.description) }
+      if !runtime.deliver(value, to: port) { dropped.append(target.description) }
+    }
+    var note = "scene \(name): \(scene.values.count) values handed out"
+    if !waiting.isEmpty {
+      note += "; \(waiting.count) wait for instances that are not running (\(waiting.joined(separator: ", ")))"
+    }
+    if !dropped.isEmpty { note += "; \(dropped.count) dropped, queue full (\(dropped.joined(separator: ", ")))" }
+    logger.notice("\(note)")
+    route(.trigger, from: PortAddress(instance: SceneSpec.instanceName, port: name + ".activated"), kind: .event)
   }
 
   /// `patchbay restart INSTANCE`.
@@ -327,7 +397,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     for runtime in launching { runtime.launch(holdStart: true) }
     waitUntilCreated(launching)
     do throws(ConfigErrors) {
-      try installRoutes(newConfig.routes)
+      try installRoutes(newConfig.routes, scenes: newConfig.scenes)
     } catch {
       // check() passed, so only a plugin that changed its mind about its ports gets here.
       logger.error("routes after reload: \(error)")

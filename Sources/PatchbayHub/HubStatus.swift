@@ -13,4 +13,12 @@ public struct HubStatus: Sendable, Codable {
   public var instances: [InstanceStatus]
   public var routes: [Route]
   public var inactiveRoutes: [String]
+  /// Scenes with how often each was activated since the hub started.
+  public var scenes: [Scene] = []
+
+  public struct Scene: Sendable, Codable {
+    public var name: String
+    public var ports: Int
+    public var activations: Int
+  }
 }

@@ -86,6 +86,15 @@ public struct ConfigChecker: Sendable {
         broken.insert(spec.name)
       }
     }
+    if !config.scenes.isEmpty { catalog[SceneSpec.instanceName] = SceneCompiler.ports(of: config.scenes) }
+    for scene in config.scenes {
+      // Values for instances that are already reported are not checked again.
+      let reachable = SceneSpec(
+        name: scene.name, file: scene.file, settings: scene.settings.filter { !broken.contains($0.target.instance) })
+      if case .failure(let errors) = SceneCompiler.compile(reachable, catalog: catalog) {
+        diagnostics += errors.diagnostics
+      }
+    }
     let defined = Set(config.instances.map(\.name))
     var unchecked = 0
     for route in config.routes {

@@ -64,6 +64,7 @@ public struct ConfigLoader: Sendable {
       stateDirectory: Defaults.stateDirectory, controlSocket: Defaults.controlSocket, pluginPath: [], logLevel: "info")
     var instances: [InstanceSpec] = []
     var routes: [RouteSpec] = []
+    var scenes: [SceneSpec] = []
     for (file, tree) in documents {
       guard case .object(let sections) = tree else { continue }
       for (section, content) in sections {
@@ -95,16 +96,39 @@ public struct ConfigLoader: Sendable {
           for (index, entry) in entries.enumerated() {
             if let route = parseRoute(entry, index: index, file: file, &diagnostics) { routes.append(route) }
           }
+        case "scenes":
+          guard case .object(let entries) = content else {
+            diagnostics.append(ConfigDiagnostic(file: file, key: "scenes", message: "must be a table of scenes"))
+            continue
+          }
+          for (name, body) in entries {
+            if let existing = scenes.first(where: { $0.name == name }) {
+              diagnostics.append(
+                ConfigDiagnostic(
+                  file: file, key: "scenes.\(name)",
+                  message: "duplicate scene '\(name)' (already defined in \(existing.file))"))
+              continue
+            }
+            if let scene = parseScene(name: name, body, file: file, &diagnostics) { scenes.append(scene) }
+          }
         default:
           diagnostics.append(
             ConfigDiagnostic(
               file: file, key: section,
-              message: "unknown section\(Suggestion.hint(for: section, in: ["hub", "instances", "routes"]))"
-                + " (known: hub, instances, routes)"))
+              message: "unknown section\(Suggestion.hint(for: section, in: ["hub", "instances", "routes", "scenes"]))"
+                + " (known: hub, instances, routes, scenes)"))
         }
       }
     }
-    return (HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes), diagnostics)
+    if let reserved = instances.first(where: { $0.name == SceneSpec.instanceName }) {
+      diagnostics.append(
+        ConfigDiagnostic(
+          file: reserved.file, key: "instances.\(SceneSpec.instanceName)",
+          message: "'\(SceneSpec.instanceName)' is the hub's own name for scenes (scene.NAME); choose another name"))
+    }
+    var config = HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes)
+    config.scenes = scenes
+    return (config, diagnostics)
   }
 
   // MARK: Sections

@@ -13,6 +13,7 @@ public struct HubConfig: Sendable {
   public var hub: HubSettings
   public var instances: [InstanceSpec]
   public var routes: [RouteSpec]
+  public var scenes: [SceneSpec] = []
 
   public func instance(named name: String) -> InstanceSpec? { instances.first { $0.name == name } }
 }
