@@ -63,16 +63,11 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self)
   }
 
-  /// Waits (generously) until each instance declared its ports or failed.
+  /// Waits (generously) until each instance declared its ports or failed: on each instance's
+  /// own condition, not by polling.
   private func waitUntilCreated(_ runtimes: [InstanceRuntime]) {
     let deadline = Date().addingTimeInterval(60)
-    while Date() < deadline {
-      let pending = runtimes.filter {
-        !$0.hasBeenCreated && $0.currentPhase != .failed && $0.currentPhase != .stopped
-      }
-      if pending.isEmpty { return }
-      usleep(20_000)
-    }
+    for runtime in runtimes { runtime.waitUntilCreatedOrDown(until: deadline) }
   }
 
   /// Compiles routes. Routes whose instances could not start are skipped with an error (the

@@ -24,7 +24,9 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   let logger: Logger
   let clock: @Sendable () -> Double
   private weak var delegate: (any InstanceRuntimeDelegate)?
-  private let lock = NSLock()
+  /// Guards the state below; broadcast whenever the process, `created` or the phase changes,
+  /// so that waiting (for an exit, for the ports) is on events, not on a polling loop.
+  private let lock = NSCondition()
   private let timers = DispatchQueue(label: "patchbay.supervisor")
 
   // Guarded by `lock`.
@@ -107,7 +109,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     let arguments = [
       "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
     ]
-    lock.withLock {
+    change {
       phase = .starting
       deliberateStop = false
       self.holdStart = holdStart
@@ -118,7 +120,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     do {
       let process = try PluginProcess.spawn(
         host: locator.hostExecutable, instance: spec.name, arguments: arguments, delegate: self)
-      lock.withLock {
+      change {
         self.process = process
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
         lastHeartbeatSent = clock()
@@ -151,7 +153,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// Stops the instance: stop message, then SIGTERM, then SIGKILL, each after the stop timeout.
   /// Blocks until the process is gone.
   func stop() {
-    let process: PluginProcess? = lock.withLock {
+    let process: PluginProcess? = change {
       deliberateStop = true
       if phase == .failed || phase == .stopped {
         phase = .stopped
@@ -173,12 +175,32 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   }
 
   private func waitForExit(of process: PluginProcess, within seconds: Double) -> Bool {
-    let deadline = clock() + seconds
-    while clock() < deadline {
-      if lock.withLock({ self.process !== process }) { return true }
-      usleep(10_000)
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    lock.lock()
+    defer { lock.unlock() }
+    while self.process === process {
+      if !lock.wait(until: deadline) { return self.process !== process }
     }
-    return lock.withLock { self.process !== process }
+    return true
+  }
+
+  /// Waits until the plugin declared its ports, or the instance failed or stopped.
+  func waitUntilCreatedOrDown(until deadline: Date) {
+    lock.lock()
+    defer { lock.unlock() }
+    while !created && phase != .failed && phase != .stopped {
+      if !lock.wait(until: deadline) { return }
+    }
+  }
+
+  /// Changes guarded state and wakes the waiters.
+  private func change<Result>(_ body: () -> Result) -> Result {
+    lock.lock()
+    defer {
+      lock.broadcast()
+      lock.unlock()
+    }
+    return body()
   }
 
   /// Ends the inbox's delivery thread (after `stop`).
@@ -205,7 +227,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         process.signal(SIGKILL)
       }
     case .created(let info, let ports):
-      let hold = lock.withLock {
+      let hold = change {
         self.ports = ports
         created = true
         return holdStart
@@ -214,7 +236,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
       if !hold { process.send(.start) }
     case .started:
-      lock.withLock {
+      change {
         phase = .running
         startedAt = clock()
         lastHeartbeatSent = clock()
@@ -242,10 +264,10 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       }
     case .failed(let stage, _, let text):
       logger.error("\(stage.name) failed: \(text)")
-      lock.withLock { lastExit = "\(stage.name) failed: \(text)" }
+      change { lastExit = "\(stage.name) failed: \(text)" }
       if stage == .load { markFailed("\(text)") }
     case .refusals(let total):
-      lock.withLock { refusals = Int(clamping: total) }
+      change { refusals = Int(clamping: total) }
 
     case .described, .stopped:
       break
@@ -262,7 +284,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     }
     inbox.hold()
     recoverUnseenInputs(of: process)
-    lock.withLock {
+    change {
       self.process = nil
       refusalsBefore += refusals
       refusals = 0
@@ -270,7 +292,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
       startedAt = nil
     }
     if deliberate {
-      lock.withLock { phase = .stopped }
+      change { phase = .stopped }
       logger.info("stopped (\(reason))")
       return
     }
@@ -308,12 +330,12 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     }
     switch decision {
     case .stayStopped:
-      lock.withLock { phase = .stopped }
+      change { phase = .stopped }
       logger.info("ended normally; restart policy is transient, not restarting")
     case .fail(let reason):
       markFailed(reason)
     case .restart(let delay, let attempt):
-      let generationAtSchedule = lock.withLock {
+      let generationAtSchedule = change {
         restarts += 1
         phase = .restarting
         return generation
@@ -331,7 +353,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   }
 
   private func markFailed(_ reason: String) {
-    lock.withLock {
+    change {
       phase = .failed
       failure = reason
       failedSince = Date()
