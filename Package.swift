@@ -38,6 +38,9 @@ let package = Package(
     // BEGIN party-lights products
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     // END party-lights products
+    // BEGIN mqtt products
+    swiftPlugin("mqtt", target: "MQTTPluginEntry"),
+    // END mqtt products
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
@@ -200,6 +203,22 @@ let package = Package(
       name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
     // END party-lights targets
+    // BEGIN mqtt targets
+    // libmosquitto (Debian libmosquitto-dev) through pkg-config: the MQTT 3.1.1/5 client, no codec of our own.
+    .systemLibrary(
+      name: "CMosquitto", path: "Plugins/mqtt/CMosquitto", pkgConfig: "libmosquitto",
+      providers: [.apt(["libmosquitto-dev"])]),
+    // Config, topic filters, payload formats, Zigbee2MQTT and Home Assistant mappings: pure Swift, testable alone.
+    .target(
+      name: "MQTTMapping", dependencies: ["PatchbayPluginKit"], path: "Plugins/mqtt/Mapping", swiftSettings: strict),
+    // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
+    .target(
+      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTMapping", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
+      swiftSettings: strict),
+    .target(
+      name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
+      linkerSettings: pluginExports),
+    // END mqtt targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
@@ -268,6 +287,12 @@ let package = Package(
       name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     // END party-lights tests
+    // BEGIN mqtt tests
+    .testTarget(
+      name: "MQTTTests",
+      dependencies: ["MQTTMapping", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
+      swiftSettings: strict),
+    // END mqtt tests
   ]
 )
 

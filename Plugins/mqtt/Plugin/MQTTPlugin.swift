@@ -1,0 +1,233 @@
+import Foundation
+import MQTTMapping
+import PatchbayPluginKit
+import Synchronization
+
+/// The mqtt plugin: topics of an MQTT broker as typed ports, Zigbee2MQTT lights and remotes,
+/// through libmosquitto. See docs/plugins/mqtt.md for the config and the ports.
+final class MQTTPlugin: PatchbayPlugin {
+  /// What an input port writes to.
+  enum InputTarget {
+    case topic(TopicMapping)
+    case zigbeeLight(setTopic: String)
+    case homeAssistant(HomeAssistantEntity)
+    case share(SharedPort, topic: String)
+  }
+
+  let context: PluginContext
+  let config: MQTTConfig
+  let connectedPort: OutputPort
+  let inputs: [UInt32: InputTarget]
+  let router: MessageRouter
+  let statusTopic: String
+  let discovery: HomeAssistantDiscovery?
+  private var client: MosquittoClient?
+  private var outbox: Outbox?
+  /// Per shared port sequence numbers; used in the plugin context only.
+  private var sequence = ShareSequence(epoch: 0)
+
+  init(context: PluginContext) throws {
+    self.context = context
+    config = try MQTTConfig(json: context.configJSON)
+    statusTopic = TopicFilter.join(config.broker.baseTopic(instance: context.instanceName), "status")
+    connectedPort = try context.addOutput(
+      "connected", .bool, kind: .state, description: "true while the broker has accepted the connection")
+    var inputs: [UInt32: InputTarget] = [:]
+    var router = MessageRouter()
+    for mapping in config.topics {
+      var outputs: [String: OutputPort] = [:]
+      if let filter = mapping.subscribe {
+        let levels = mapping.each.isEmpty ? [""] : mapping.each
+        for level in levels {
+          let name = level.isEmpty ? mapping.name : "\(mapping.name).\(level)"
+          outputs[level] = try context.addOutput(
+            name, mapping.type, kind: mapping.kind, description: "from \(filter)")
+        }
+        router.routes.append(.topic(mapping, outputs: outputs))
+      }
+      if let topic = mapping.publish, let name = mapping.inputPortName {
+        let port = try context.addInput(name, mapping.type, kind: mapping.kind, description: "to \(topic)")
+        inputs[port.index] = .topic(mapping)
+      }
+    }
+    let base = config.zigbee2mqttBaseTopic
+    for device in config.zigbee2mqtt {
+      switch device.kind {
+      case .light:
+        let input = try context.addInput(
+          device.lightInput, .light, kind: .state, description: "to \(device.setTopic(base: base))")
+        inputs[input.index] = .zigbeeLight(setTopic: device.setTopic(base: base))
+        let state = try context.addOutput(
+          device.stateOutput, .light, kind: .state, description: "from \(device.stateTopic(base: base))")
+        router.routes.append(.zigbeeLight(topic: device.stateTopic(base: base), state: state))
+      case .remote:
+        let action = try context.addOutput(
+          device.actionOutput, .button, kind: .event, description: "actions of \(device.stateTopic(base: base))")
+        let text = try context.addOutput(
+          device.actionTextOutput, .text, kind: .event, description: "every action word, as sent")
+        router.routes.append(.zigbeeRemote(topic: device.stateTopic(base: base), action: action, text: text))
+      }
+    }
+    if let settings = config.homeAssistant {
+      let discovery = HomeAssistantDiscovery(
+        settings: settings, instance: context.instanceName,
+        baseTopic: config.broker.baseTopic(instance: context.instanceName), version: MQTTPlugin.version)
+      for entity in settings.entities {
+        let input = try context.addInput(
+          entity.statePort, entity.stateType, kind: entity.component == .button ? .event : .state,
+          description: "shown in Home Assistant as \(entity.component.rawValue) \(entity.title)")
+        inputs[input.index] = .homeAssistant(entity)
+        if let name = entity.commandPort {
+          let port = try context.addOutput(
+            name, entity.stateType, kind: .event, description: "Home Assistant's commands to \(entity.title)")
+          router.routes.append(
+            .homeAssistantCommand(
+              topic: discovery.commandTopic(entity), entity: entity, port: port, discovery: discovery))
+        }
+      }
+      router.routes.append(.homeAssistantBirth(topic: discovery.birthTopic))
+      self.discovery = discovery
+    } else {
+      discovery = nil
+    }
+    if let share = config.share, let hub = config.hubName {
+      for port in share.ports {
+        let topic = port.topic(prefix: config.sharePrefix, hub: hub, instance: context.instanceName)
+        let input = try context.addInput(port.portName, port.type, kind: port.kind, description: "shared as \(topic)")
+        inputs[input.index] = .share(port, topic: topic)
+      }
+    }
+    for imported in config.imports {
+      let topic = imported.topic(prefix: config.sharePrefix)
+      let port = try context.addOutput(
+        imported.portName, imported.type, kind: imported.kind, description: "from \(topic)")
+      router.routes.append(.imported(topic: topic, type: imported.type, port: port))
+    }
+    self.inputs = inputs
+    self.router = router
+  }
+
+  static let version = "1.0.0"
+
+  func start() throws {
+    let broker = config.broker
+    let password = try broker.passwordFile.map(PasswordFile.read)
+    let options = MosquittoClient.Options(
+      host: broker.host, port: broker.port, keepaliveSeconds: broker.keepaliveSeconds,
+      clientID: broker.clientID(instance: context.instanceName, hub: config.hubName), cleanSession: broker.cleanSession,
+      protocolVersion: broker.protocolVersion, username: broker.username, password: password, tls: broker.tls,
+      will: (statusTopic, Array("offline".utf8)), retryInitialSeconds: broker.retryInitialSeconds,
+      retryMaxSeconds: broker.retryMaxSeconds)
+
+    let context = self.context
+    let router = self.router
+    let connectedPort = self.connectedPort
+    let statusTopic = self.statusTopic
+    let zigbeeLightGets = config.zigbee2mqtt.filter { $0.kind == .light }.map {
+      $0.getTopic(base: config.zigbee2mqttBaseTopic)
+    }
+    let warnings = RateLimitedLog(
+      clock: { context.monotonicNanoseconds }, write: { level, message in context.log(level, message) })
+    let outbox = Outbox(capacity: 10_000)
+    let duplicates = Mutex(DuplicateFilter())
+    sequence = ShareSequence(epoch: Int64(Date().timeIntervalSince1970 * 1000))
+    let announcer = discovery.map {
+      DiscoveryAnnouncer(discovery: $0, stateDirectory: context.stateDirectory, context: context)
+    }
+    let events = MosquittoClient.Events(
+      connected: { client in
+        context.log(
+          .info,
+          "connected to \(broker.host):\(broker.port) as \(options.clientID) (MQTT \(broker.protocolVersion.rawValue))")
+        client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+        for subscription in router.subscriptions { client.subscribe(subscription.filter, qos: subscription.qos) }
+        for topic in zigbeeLightGets {
+          client.publish(topic: topic, payload: Array(#"{"state":""}"#.utf8), qos: 1, retain: false)
+        }
+        announcer?.announce(via: client)
+        let sent = outbox.connected(send: client.send)
+        if sent > 0 { context.log(.info, "sent \(sent) messages that waited for the connection") }
+        context.publish(.bool(true), on: connectedPort)
+      },
+      published: { mid in outbox.acknowledged(mid) },
+      disconnected: { reason in
+        outbox.disconnected()
+        context.log(.warning, reason)
+        context.publish(.bool(false), on: connectedPort)
+      },
+      message: { client, topic, payload, _ in
+        switch payload {
+        case .oversized(let size):
+          warnings.warning(
+            topic: topic, "payload of \(size) bytes is above max_payload_bytes (\(broker.maxPayloadBytes))")
+        case .bytes(let bytes):
+          if let announcer, topic == announcer.discovery.birthTopic {
+            if bytes == Array("online".utf8) { announcer.announce(via: client) }
+            return
+          }
+          router.deliver(
+            topic: topic, payload: bytes, publish: { value, port in context.publish(value, on: port) },
+            warn: { warnings.warning(topic: topic, $0) },
+            isNew: { topic, envelope in
+              let new = duplicates.withLock { $0.accept(topic: topic, epoch: envelope.epoch, seq: envelope.seq) }
+              if !new { context.log(.debug, "dropped a duplicate on \(topic) (seq \(envelope.seq))") }
+              return new
+            })
+        }
+      },
+      log: { level, message in context.log(level, message) })
+    let client = try MosquittoClient(options: options, maxPayloadBytes: broker.maxPayloadBytes, events: events)
+    self.client = client
+    self.outbox = outbox
+    context.publish(.bool(false), on: connectedPort)
+    context.log(
+      .info,
+      "connecting to \(broker.host):\(broker.port)\(broker.tls == nil ? "" : " (TLS)"); \(router.subscriptions.count) subscriptions, \(inputs.count) publishing ports"
+    )
+    client.start()
+  }
+
+  func receive(_ value: Value, on port: InputPort) throws {
+    guard let outbox, let client, let target = inputs[port.index] else { return }
+    switch target {
+    case .topic(let mapping):
+      guard let topic = mapping.publish else { return }
+      outbox.post(
+        Outbox.Message(
+          topic: topic, payload: mapping.format.encode(value), qos: mapping.qos, retain: mapping.retain,
+          latestOnly: mapping.kind == .state), send: client.send)
+    case .homeAssistant(let entity):
+      guard let discovery, let message = discovery.statePublish(value, for: entity) else { return }
+      outbox.post(
+        Outbox.Message(
+          topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: message.retain,
+          latestOnly: message.retain), send: client.send)
+    case .share(let shared, let topic):
+      let envelope = sequence.next(for: shared.name, value: value, kind: shared.kind)
+      outbox.post(
+        Outbox.Message(
+          topic: topic, payload: Array(envelope.json.description.utf8), qos: 1, retain: shared.kind == .state,
+          latestOnly: shared.kind == .state), send: client.send)
+    case .zigbeeLight(let setTopic):
+      guard case .light(let command) = value else { return }
+      outbox.post(
+        Outbox.Message(
+          topic: setTopic, payload: Array(Zigbee2MQTTLight.setPayload(command).description.utf8), qos: 1,
+          retain: false, latestOnly: true), send: client.send)
+    }
+  }
+
+  func stop() {
+    client?.stop(farewell: (statusTopic, Array("offline".utf8)))
+    client = nil
+    outbox = nil
+  }
+}
+
+/// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
+/// tests can link this module without a second copy of the entry symbol).
+public func describeMQTTPlugin() -> UnsafeRawPointer {
+  PluginExport.descriptor(
+    for: MQTTPlugin.self, name: "mqtt", version: "1.0.0",
+    description: "MQTT topics as typed ports, Zigbee2MQTT lights and remotes, through libmosquitto")
+}

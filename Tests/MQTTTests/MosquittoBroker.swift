@@ -1,0 +1,130 @@
+import Foundation
+import PatchbayTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real `mosquitto` broker on a loopback port, with persistence in the test's directory.
+/// The port is chosen from a range and the start retried when the broker says the address is
+/// in use (no bind-0-close-reuse race); `restart` brings it back on the same port.
+final class MosquittoBroker {
+  static let executable = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+
+  let directory: TemporaryDirectory
+  private(set) var port: Int = 0
+  private(set) var process: ChildProcess?
+  let configPath: String
+
+  init(directory: TemporaryDirectory) throws {
+    self.directory = directory
+    configPath = directory.path + "/mosquitto.conf"
+    try FileManager.default.createDirectory(atPath: directory.path + "/mosquitto", withIntermediateDirectories: true)
+    for _ in 0..<30 {
+      port = Int.random(in: 20_000...60_000)
+      if try launch() { return }
+    }
+    throw TestSetupError("mosquitto found no free port in 30 tries")
+  }
+
+  /// Starts mosquitto on `port`; false when the port was taken.
+  private func launch() throws -> Bool {
+    guard let executable = Self.executable else {
+      throw TestSetupError("mosquitto is not installed (apt-get install mosquitto)")
+    }
+    try directory.write(
+      "mosquitto.conf",
+      """
+      listener \(port) 127.0.0.1
+      allow_anonymous true
+      persistence true
+      persistence_location \(directory.path)/mosquitto/
+      autosave_interval 1
+      max_queued_messages 100000
+      log_dest stderr
+      log_type error
+      log_type warning
+      log_type notice
+      log_type information
+
+      """)
+    let child = try ChildProcess(executable, ["-c", configPath])
+    try eventually("mosquitto to start or fail; output:\n\(child.output)", within: 30) {
+      child.output.contains(" running") || child.output.contains("Address already in use") || !child.isRunning
+    }
+    if child.output.contains(" running") && child.isRunning {
+      process = child
+      return true
+    }
+    _ = try? child.terminate(within: 10)
+    if child.output.contains("Address already in use") { return false }
+    throw TestSetupError("mosquitto did not start:\n\(child.output)")
+  }
+
+  /// Stops the broker (SIGTERM: it saves its persistence file) and starts it again on the same port.
+  func restart() throws {
+    try stop()
+    for _ in 0..<100 {
+      if try launch() { return }
+      // The old socket may linger a moment; wait for the port by retrying the start.
+      try? eventually("a moment", within: 0.2) { false }
+    }
+    throw TestSetupError("mosquitto did not come back on port \(port)")
+  }
+
+  func stop() throws {
+    try process?.terminate(within: 30)
+    process = nil
+  }
+
+  /// Publishes one message with mosquitto_pub.
+  func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1) throws {
+    var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload]
+    if retain { arguments.append("-r") }
+    let result = try runProgram("/usr/bin/mosquitto_pub", arguments, within: 30)
+    if result.status != 0 { throw TestSetupError("mosquitto_pub failed: \(result.output)") }
+  }
+
+  /// A mosquitto_sub on `filters`, ready (subscribed) when this returns.
+  func subscribe(_ filters: [String]) throws -> Subscriber {
+    try Subscriber(port: port, filters: filters)
+  }
+
+  deinit { _ = try? stop() }
+}
+
+/// `mosquitto_sub -d` printing each message as one line: "MSG <retain 0|1> <topic> <payload>".
+final class Subscriber {
+  let process: ChildProcess
+
+  init(port: Int, filters: [String]) throws {
+    var arguments = ["-d", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "MSG %r %t %p"]
+    for filter in filters { arguments += ["-t", filter] }
+    process = try ChildProcess("/usr/bin/mosquitto_sub", arguments)
+    try process.waitForLine(containing: "received SUBACK", within: 30)
+  }
+
+  struct Message: Equatable, CustomStringConvertible {
+    var retained: Bool
+    var topic: String
+    var payload: String
+    var description: String { "\(retained ? "retained " : "")\(topic) \(payload)" }
+  }
+
+  /// Every message received so far, oldest first.
+  var messages: [Message] {
+    process.lines.compactMap { line in
+      guard line.hasPrefix("MSG ") else { return nil }
+      let parts = line.dropFirst(4).split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+      guard parts.count >= 2 else { return nil }
+      return Message(
+        retained: parts[0] == "1", topic: String(parts[1]), payload: parts.count > 2 ? String(parts[2]) : "")
+    }
+  }
+
+  func payloads(on topic: String) -> [String] { messages.filter { $0.topic == topic }.map(\.payload) }
+
+  deinit { _ = try? process.terminate(within: 10) }
+}
