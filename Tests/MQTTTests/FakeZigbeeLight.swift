@@ -6,15 +6,19 @@ import PatchbayTestSupport
 /// new state, retained, on `zigbee2mqtt/NAME`. Prints "applied JSON" per command.
 final class FakeZigbeeLight {
   static let script = #"""
-    import json, subprocess, sys
+    import json, signal, subprocess, sys
     port, name = sys.argv[1], sys.argv[2]
     state = {"state": "OFF", "brightness": 100, "color_mode": "color_temp", "color_temp": 300, "linkquality": 99}
     def publish():
         subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", port, "-q", "1", "-r",
                         "-t", "zigbee2mqtt/" + name, "-m", json.dumps(state)], check=True)
-    sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-q", "1", "-d",
+    sub = subprocess.Popen(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-q", "1", "-d",
                             "-t", "zigbee2mqtt/" + name + "/set", "-t", "zigbee2mqtt/" + name + "/get"],
                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    def stop(*_):
+        sub.kill()
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)
     for line in sub.stdout:
         if "received SUBACK" in line:
             break
@@ -44,7 +48,7 @@ final class FakeZigbeeLight {
 
   init(directory: TemporaryDirectory, port: Int, name: String) throws {
     let path = try directory.write("fake-zigbee-light.py", Self.script)
-    process = try ChildProcess("/usr/bin/python3", ["-u", path, String(port), name])
+    process = try helperProcess("/usr/bin/python3", ["-u", path, String(port), name])
     try process.waitForLine(containing: "ready", within: 30)
   }
 

@@ -50,7 +50,7 @@ final class MosquittoBroker {
       log_type information
 
       """)
-    let child = try ChildProcess(executable, ["-c", configPath])
+    let child = try helperProcess(executable, ["-c", configPath])
     try eventually("mosquitto to start or fail; output:\n\(child.output)", within: 30) {
       child.output.contains(" running") || child.output.contains("Address already in use") || !child.isRunning
     }
@@ -83,8 +83,9 @@ final class MosquittoBroker {
   func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1) throws {
     var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload]
     if retain { arguments.append("-r") }
-    let result = try runProgram("/usr/bin/mosquitto_pub", arguments, within: 30)
-    if result.status != 0 { throw TestSetupError("mosquitto_pub failed: \(result.output)") }
+    let child = try helperProcess("/usr/bin/mosquitto_pub", arguments)
+    let status = try child.waitForExit(within: 30)
+    if status != 0 { throw TestSetupError("mosquitto_pub \(topic) failed (\(status)): \(child.output)") }
   }
 
   /// A mosquitto_sub on `filters`, ready (subscribed) when this returns.
@@ -102,7 +103,7 @@ final class Subscriber {
   init(port: Int, filters: [String]) throws {
     var arguments = ["-d", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "MSG %r %t %p"]
     for filter in filters { arguments += ["-t", filter] }
-    process = try ChildProcess("/usr/bin/mosquitto_sub", arguments)
+    process = try helperProcess("/usr/bin/mosquitto_sub", arguments)
     try process.waitForLine(containing: "received SUBACK", within: 30)
   }
 
