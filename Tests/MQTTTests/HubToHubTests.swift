@@ -77,6 +77,7 @@ import Testing
 
     try attic.send("mqtt.share.mode", #""party""#)
     try eventually("state shared; probe: \(recorded("mode"))") { recorded("mode") == [.string("party")] }
+    try eventually("the envelope on the broker; seen: \(envelopes.messages)") { !envelopes.messages.isEmpty }
     let envelope = try #require(envelopes.messages.first.flatMap { JSONValue.parse($0.payload) })
     #expect(envelope["type"] == .string("text") && envelope["kind"] == .string("state"))
     #expect(envelope["value"] == .string("party") && envelope["seq"] == .integer(1))
@@ -88,7 +89,10 @@ import Testing
     try broker.restart()
     for value in 601...1000 { try attic.send("mqtt.share.counter", String(value)) }
 
-    try eventually("1000 events at the bedroom hub; \(recorded("counter").count) so far", within: 120) {
+    try eventually(
+      "1000 events at the bedroom hub; \(recorded("counter").count) so far; attic:\n\(attic.process.lines.suffix(25).joined(separator: "\n"))\nbedroom:\n\(bedroom.process.lines.suffix(25).joined(separator: "\n"))\nbroker:\n\(broker.process?.output ?? "")",
+      within: 120
+    ) {
       recorded("counter").count >= 1000
     }
     // A moment for any duplicate to show up, then: all, once, in order.

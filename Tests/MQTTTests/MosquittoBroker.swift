@@ -21,7 +21,11 @@ final class MosquittoBroker {
   init(directory: TemporaryDirectory) throws {
     self.directory = directory
     configPath = directory.path + "/mosquitto.conf"
-    try FileManager.default.createDirectory(atPath: directory.path + "/mosquitto", withIntermediateDirectories: true)
+    // Started as root, mosquitto drops to the `mosquitto` user: its persistence directory must
+    // be writable for that user too, or the broker silently keeps sessions in memory only.
+    try FileManager.default.createDirectory(
+      atPath: directory.path + "/mosquitto", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path + "/mosquitto")
     for _ in 0..<30 {
       port = Int.random(in: 20_000...60_000)
       if try launch() { return }
@@ -55,6 +59,9 @@ final class MosquittoBroker {
       child.output.contains(" running") || child.output.contains("Address already in use") || !child.isRunning
     }
     if child.output.contains(" running") && child.isRunning {
+      // No persistence means a restart loses sessions: fail here rather than in a test.
+      try? eventually("a persistence error", within: 0.2) { child.output.contains("Error saving") }
+      if child.output.contains("Error saving") { throw TestSetupError("mosquitto cannot persist:\n\(child.output)") }
       process = child
       return true
     }
