@@ -18,8 +18,13 @@ final class MosquittoBroker {
   private(set) var process: ChildProcess?
   let configPath: String
 
-  init(directory: TemporaryDirectory) throws {
+  /// Extra lines for the listener (TLS files, a password file); they replace `allow_anonymous true`
+  /// when they mention allow_anonymous.
+  let listenerOptions: String
+
+  init(directory: TemporaryDirectory, listenerOptions: String = "") throws {
     self.directory = directory
+    self.listenerOptions = listenerOptions
     configPath = directory.path + "/mosquitto.conf"
     // Started as root, mosquitto drops to the `mosquitto` user: its persistence directory must
     // be writable for that user too, or the broker silently keeps sessions in memory only.
@@ -41,8 +46,10 @@ final class MosquittoBroker {
     try directory.write(
       "mosquitto.conf",
       """
+      per_listener_settings false
       listener \(port) 127.0.0.1
-      allow_anonymous true
+      \(listenerOptions.contains("allow_anonymous") ? "" : "allow_anonymous true")
+      \(listenerOptions)
       persistence true
       persistence_location \(directory.path)/mosquitto/
       autosave_interval 1
