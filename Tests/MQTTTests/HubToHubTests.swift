@@ -6,17 +6,12 @@ import Testing
 /// Two hubs, one broker: a port shared by one is imported by the other, through a broker
 /// restart, with nothing lost, nothing twice and the order kept.
 @Suite(.serialized) struct HubToHubTests {
-  let brokerDirectory: TemporaryDirectory
-  let atticDirectory: TemporaryDirectory
-  let bedroomDirectory: TemporaryDirectory
-
-  init() throws {
-    brokerDirectory = try TemporaryDirectory("patchbay-mqtt-broker")
-    atticDirectory = try TemporaryDirectory("patchbay-mqtt-attic")
-    bedroomDirectory = try TemporaryDirectory("patchbay-mqtt-bedroom")
-  }
-
-  @Test func aThousandEventsArriveOnceAndInOrderThroughABrokerRestart() throws {
+  /// MQTT 3.1.1 (clean session off) and MQTT 5 (clean start off, session expiry set).
+  @Test(arguments: ["3.1.1", "5"])
+  func aThousandEventsArriveOnceAndInOrderThroughABrokerRestart(protocolVersion: String) throws {
+    let brokerDirectory = try TemporaryDirectory("patchbay-mqtt-broker")
+    let atticDirectory = try TemporaryDirectory("patchbay-mqtt-attic")
+    let bedroomDirectory = try TemporaryDirectory("patchbay-mqtt-bedroom")
     let broker = try MosquittoBroker(directory: brokerDirectory)
     let attic = try MQTTHub(
       directory: atticDirectory,
@@ -24,6 +19,7 @@ import Testing
         host = "127.0.0.1"
         port = \(broker.port)
         hub_name = "attic"
+        protocol = "\(protocolVersion)"
         retry_max_s = 1
 
         [instances.mqtt.share]
@@ -36,6 +32,7 @@ import Testing
         host = "127.0.0.1"
         port = \(broker.port)
         hub_name = "bedroom"
+        protocol = "\(protocolVersion)"
         retry_max_s = 1
 
         [[instances.mqtt.import]]
@@ -103,7 +100,7 @@ import Testing
     // The retained state survives the restart and was not delivered a second time.
     #expect(recorded("mode") == [.string("party")])
     print(
-      "hub to hub: \(values.count) events; duplicates dropped at the importer: \(bedroom.process.lines.filter { $0.contains("dropped a duplicate") }.count)"
+      "hub to hub (MQTT \(protocolVersion)): \(values.count) events; duplicates dropped at the importer: \(bedroom.process.lines.filter { $0.contains("dropped a duplicate") }.count)"
     )
   }
 }
