@@ -50,4 +50,16 @@ import Testing
       #expect(result.output.contains(expected), "\(body)\n  gave: \(result.output)\n  expected: \(expected)")
     }
   }
+
+  @Test func theShippedExamplesPass() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().path
+    for example in [
+      "etc/examples/mqtt-topics.toml", "etc/examples/mqtt-zigbee2mqtt.toml", "etc/examples/mqtt-hub-to-hub.toml",
+      "etc/plugins/mqtt.toml",
+    ] {
+      let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", root + "/" + example])
+      #expect(result.status == 0, "\(example): \(result.output)")
+    }
+  }
 }
