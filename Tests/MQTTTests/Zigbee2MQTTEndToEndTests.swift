@@ -73,4 +73,56 @@ import Testing
           == [.string("single"), .string("double"), .string("brightness_move_up"), .string("hold")]
     }
   }
+
+  @Test func partyLightsCycleAZigbeeBulbAndRestoreIt() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    let hub = try MQTTHub(
+      directory: directory,
+      mqtt: """
+        host = "127.0.0.1"
+        port = \(broker.port)
+
+        [[instances.mqtt.zigbee2mqtt]]
+        device = "Party Bulb"
+        kind = "light"
+        """,
+      extra: """
+        [instances.party]
+        plugin = "party-lights"
+        lights = ["bulb"]
+        step_degrees = 60
+        period_s = 6
+
+        [[routes]]
+        from = "party.bulb.light"
+        to = "mqtt.party_bulb.light"
+
+        [[routes]]
+        from = "mqtt.party_bulb.state"
+        to = "party.bulb.state"
+        """)
+    try hub.waitConnected()
+    let watch = try hub.watchReady(broker: broker)
+    let bulb = try FakeZigbeeLight(directory: directory, port: broker.port, name: "Party Bulb")
+    try eventually("the bulb's state reached the hub; watch:\n\(watch.process.output)") {
+      watch.values("mqtt.party_bulb.state").last?["color_temperature"]?.doubleValue == 300
+    }
+
+    try hub.send("party.run", "true")
+    try eventually("three colors applied; bulb:\n\(bulb.process.output)", within: 60) {
+      Set(bulb.applied.filter { $0.contains(#""state": "ON""#) && $0.contains("hue") }).count >= 3
+    }
+    try hub.send("party.run", "false")
+    // Restored (party-lights sets the attributes, then switches off): its color temperature, off.
+    try eventually("restored; bulb:\n\(bulb.process.output)", within: 60) {
+      guard let last = bulb.applied.last,
+        let colorTemp = bulb.applied.lastIndex(where: { $0.contains(#""color_temp": 300"#) })
+      else { return false }
+      return last.contains(#""state": "OFF""#) && colorTemp > bulb.applied.lastIndex { $0.contains("hue") } ?? 0
+    }
+    try eventually("the hub sees it off at 300 mired; watch:\n\(watch.process.output)") {
+      let state = watch.values("mqtt.party_bulb.state").last
+      return state?["on"] == .bool(false) && state?["color_temperature"]?.doubleValue == 300
+    }
+  }
 }
