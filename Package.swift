@@ -290,7 +290,7 @@ let package = Package(
     // BEGIN mqtt tests
     .testTarget(
       name: "MQTTTests",
-      dependencies: ["MQTTMapping", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
+      dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     // END mqtt tests
   ]

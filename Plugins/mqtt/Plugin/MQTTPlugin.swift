@@ -25,6 +25,8 @@ final class MQTTPlugin: PatchbayPlugin {
   private var outbox: Outbox?
   /// Per shared port sequence numbers; used in the plugin context only.
   private var sequence = ShareSequence(epoch: 0)
+  /// Events dropped by a full outbox, as last logged; used in the plugin context only.
+  private var droppedLogged = 0
 
   init(context: PluginContext) throws {
     self.context = context
@@ -128,7 +130,7 @@ final class MQTTPlugin: PatchbayPlugin {
     }
     let warnings = RateLimitedLog(
       clock: { context.monotonicNanoseconds }, write: { level, message in context.log(level, message) })
-    let outbox = Outbox(capacity: 10_000)
+    let outbox = Outbox(capacity: Outbox.defaultCapacity)
     let duplicates = Mutex(DuplicateFilter())
     sequence = ShareSequence(epoch: Int64(Date().timeIntervalSince1970 * 1000))
     let announcer = discovery.map {
@@ -188,32 +190,41 @@ final class MQTTPlugin: PatchbayPlugin {
   }
 
   func receive(_ value: Value, on port: InputPort) throws {
-    guard let outbox, let client, let target = inputs[port.index] else { return }
+    guard let outbox, let client, let target = inputs[port.index], let message = message(for: value, to: target) else {
+      return
+    }
+    let dropped = outbox.post(message, send: client.send)
+    if dropped > droppedLogged {
+      context.log(
+        .warning,
+        "the broker is away and \(Outbox.defaultCapacity) messages wait: \(dropped) oldest events dropped so far")
+      droppedLogged = dropped
+    }
+  }
+
+  /// What a value on an input port is published as.
+  func message(for value: Value, to target: InputTarget) -> Outbox.Message? {
     switch target {
     case .topic(let mapping):
-      guard let topic = mapping.publish else { return }
-      outbox.post(
-        Outbox.Message(
-          topic: topic, payload: mapping.format.encode(value), qos: mapping.qos, retain: mapping.retain,
-          latestOnly: mapping.kind == .state), send: client.send)
+      guard let topic = mapping.publish else { return nil }
+      return Outbox.Message(
+        topic: topic, payload: mapping.format.encode(value), qos: mapping.qos, retain: mapping.retain,
+        latestOnly: mapping.kind == .state)
     case .homeAssistant(let entity):
-      guard let discovery, let message = discovery.statePublish(value, for: entity) else { return }
-      outbox.post(
-        Outbox.Message(
-          topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: message.retain,
-          latestOnly: message.retain), send: client.send)
+      guard let discovery, let message = discovery.statePublish(value, for: entity) else { return nil }
+      return Outbox.Message(
+        topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: message.retain,
+        latestOnly: message.retain)
     case .share(let shared, let topic):
       let envelope = sequence.next(for: shared.name, value: value, kind: shared.kind)
-      outbox.post(
-        Outbox.Message(
-          topic: topic, payload: Array(envelope.json.description.utf8), qos: 1, retain: shared.kind == .state,
-          latestOnly: shared.kind == .state), send: client.send)
+      return Outbox.Message(
+        topic: topic, payload: Array(envelope.json.description.utf8), qos: 1, retain: shared.kind == .state,
+        latestOnly: shared.kind == .state)
     case .zigbeeLight(let setTopic):
-      guard case .light(let command) = value else { return }
-      outbox.post(
-        Outbox.Message(
-          topic: setTopic, payload: Array(Zigbee2MQTTLight.setPayload(command).description.utf8), qos: 1,
-          retain: false, latestOnly: true), send: client.send)
+      guard case .light(let command) = value else { return nil }
+      return Outbox.Message(
+        topic: setTopic, payload: Array(Zigbee2MQTTLight.setPayload(command).description.utf8), qos: 1,
+        retain: false, latestOnly: true)
     }
   }
 

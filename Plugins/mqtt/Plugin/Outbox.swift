@@ -27,6 +27,9 @@ final class Outbox: Sendable {
     var dropped = 0
   }
 
+  /// Messages kept while the broker is away.
+  static let defaultCapacity = 10_000
+
   private let state = Mutex(State())
   private let capacity: Int
 
