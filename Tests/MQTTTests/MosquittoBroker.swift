@@ -103,8 +103,8 @@ final class MosquittoBroker {
   }
 
   /// A mosquitto_sub on `filters`, ready (subscribed) when this returns.
-  func subscribe(_ filters: [String]) throws -> Subscriber {
-    try Subscriber(port: port, filters: filters)
+  func subscribe(_ filters: [String], persistentID: String? = nil) throws -> Subscriber {
+    try Subscriber(port: port, filters: filters, persistentID: persistentID)
   }
 
   deinit { _ = try? stop() }
@@ -114,8 +114,11 @@ final class MosquittoBroker {
 final class Subscriber {
   let process: ChildProcess
 
-  init(port: Int, filters: [String]) throws {
+  /// With `persistentID`, a persistent session (`-c -i ID`): it reconnects after a broker
+  /// restart and gets what was queued for it meanwhile.
+  init(port: Int, filters: [String], persistentID: String? = nil) throws {
     var arguments = ["-d", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "MSG %r %t %p"]
+    if let persistentID { arguments += ["-c", "-i", persistentID] }
     for filter in filters { arguments += ["-t", filter] }
     process = try helperProcess("/usr/bin/mosquitto_sub", arguments)
     try process.waitForLine(containing: "received SUBACK", within: 30)

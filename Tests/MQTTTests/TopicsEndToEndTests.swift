@@ -155,6 +155,9 @@ import Testing
     try hub.waitConnected()
     let watch = try hub.watchReady(broker: broker)
 
+    // A persistent subscriber: what the hub publishes after the restart reaches it even if it
+    // reconnects later than the hub.
+    let levels = try broker.subscribe(["home/level"], persistentID: "levels")
     try broker.stop()
     try eventually("disconnected; watch:\n\(watch.process.output)", within: 60) {
       watch.values("mqtt.connected").last == .bool(false)
@@ -174,5 +177,8 @@ import Testing
       subscriber.messages.last?.payload == "OFF"
     }
     #expect(!subscriber.payloads(on: "home/lamp/set").contains("ON"))
+    try eventually("the events sent while the broker was away, in order; seen: \(levels.messages)", within: 60) {
+      levels.payloads(on: "home/level") == ["1", "2", "3", "4", "5"]
+    }
   }
 }
