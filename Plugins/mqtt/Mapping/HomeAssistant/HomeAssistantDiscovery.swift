@@ -198,12 +198,3 @@ public struct HomeAssistantDiscovery: Sendable {
     }
   }
 }
-
-extension String {
-  var trimmingWhitespace: String {
-    var scalars = Substring(self)
-    while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-    while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-    return String(scalars)
-  }
-}
