@@ -3,6 +3,10 @@ import PatchbayTestSupport
 import PatchbayValues
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Topics as ports against real processes: a `mosquitto` broker, `mosquitto_pub`/`_sub` as the
 /// other side, and the mqtt plugin in its own process under `patchbay run`.
 @Suite(.serialized) struct TopicsEndToEndTests {
@@ -179,6 +183,20 @@ import Testing
     #expect(!subscriber.payloads(on: "home/lamp/set").contains("ON"))
     try eventually("the events sent while the broker was away, in order; seen: \(levels.messages)", within: 60) {
       levels.payloads(on: "home/level") == ["1", "2", "3", "4", "5"]
+    }
+  }
+
+  @Test func aCrashedInstanceIsAnnouncedOfflineByItsLastWillAndOnlineAfterTheRestart() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    let status = try broker.subscribe(["test/hub/status"])
+    let hub = try MQTTHub(directory: directory, mqtt: topics(port: broker.port))
+    try hub.waitConnected()
+    try eventually("online; seen: \(status.messages)") { status.payloads(on: "test/hub/status") == ["online"] }
+    let line = try #require(hub.process.lines.first { $0.contains("[mqtt] running (pid ") })
+    let pid = try #require(Int32(line.split(separator: "(pid ").last?.prefix { $0.isNumber } ?? ""))
+    kill(pid, SIGKILL)
+    try eventually("offline from the last will, then online again; seen: \(status.messages)", within: 60) {
+      status.payloads(on: "test/hub/status") == ["online", "offline", "online"]
     }
   }
 }
