@@ -77,6 +77,7 @@ import Testing
     let refusedLog = hub?.process.output ?? ""
     print("TLS refusal as logged: \(refusedLog.split(separator: "\n").first { $0.contains("not reachable") } ?? "")")
     #expect(!refusedLog.contains("connected to 127.0.0.1"))
+    #expect(refusedLog.contains("certificate verify failed"), "OpenSSL's reason is logged")
     try hub?.process.terminate(within: 60)
     hub = nil
 

@@ -108,6 +108,12 @@ final class MosquittoClient: @unchecked Sendable {
       guard let user else { return }
       Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().didDisconnect(code)
     }
+    // libmosquitto's own errors and warnings (the OpenSSL reason of a TLS failure, say).
+    mosquitto_log_callback_set(handle) { _, user, level, text in
+      guard let user, let text, level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
+      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().events.log(
+        .warning, "libmosquitto: \(String(cString: text))")
+    }
     mosquitto_publish_callback_set(handle) { _, user, mid in
       guard let user else { return }
       Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().events.published(mid)
