@@ -66,4 +66,15 @@ struct PayloadFormatTests {
     #expect(throws: PayloadError.self) { try text.format.decode([0xFF, 0xFE], as: .text) }
     #expect(throws: PayloadError.self) { try decode(text, String(repeating: "x", count: 5000)).get() }
   }
+
+  @Test func triggersAndColors() throws {
+    let bell = try format(#""name":"a","type":"trigger","subscribe":"x","publish":"y","trigger_payload":"RING""#)
+    #expect(try decode(bell, "anything at all").get() == .trigger)
+    #expect(bell.format.encode(.trigger) == Array("RING".utf8))
+    let color = try format(#""name":"a","type":"color","subscribe":"x","publish":"y""#)
+    let red = Value.color(HSBColor(hue: 0, saturation: 100, brightness: 50))
+    #expect(try decode(color, #"{"hue":0,"saturation":100,"brightness":50}"#).get() == red)
+    #expect(try decode(color, String(decoding: color.format.encode(red), as: UTF8.self)).get() == red)
+    #expect(throws: PayloadError.self) { try decode(color, #"{"hue":"red"}"#).get() }
+  }
 }
