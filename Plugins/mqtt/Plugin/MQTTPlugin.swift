@@ -1,7 +1,6 @@
 import Foundation
 import MQTTMapping
 import PatchbayPluginKit
-import Synchronization
 
 /// The mqtt plugin: topics of an MQTT broker as typed ports, Zigbee2MQTT lights and remotes,
 /// through libmosquitto. See docs/plugins/mqtt.md for the config and the ports.
@@ -121,64 +120,20 @@ final class MQTTPlugin: PatchbayPlugin {
       will: (statusTopic, Array("offline".utf8)), retryInitialSeconds: broker.retryInitialSeconds,
       retryMaxSeconds: broker.retryMaxSeconds)
 
-    let context = self.context
-    let router = self.router
-    let connectedPort = self.connectedPort
-    let statusTopic = self.statusTopic
-    let zigbeeLightGets = config.zigbee2mqtt.filter { $0.kind == .light }.map {
-      $0.getTopic(base: config.zigbee2mqttBaseTopic)
-    }
-    let warnings = RateLimitedLog(
-      clock: { context.monotonicNanoseconds }, write: { level, message in context.log(level, message) })
     let outbox = Outbox(capacity: Outbox.defaultCapacity)
-    let duplicates = Mutex(DuplicateFilter())
     sequence = ShareSequence(epoch: Int64(Date().timeIntervalSince1970 * 1000))
-    let announcer = discovery.map {
-      DiscoveryAnnouncer(discovery: $0, stateDirectory: context.stateDirectory, context: context)
-    }
-    let events = MosquittoClient.Events(
-      connected: { client in
-        context.log(
-          .info,
-          "connected to \(broker.host):\(broker.port) as \(options.clientID) (MQTT \(broker.protocolVersion.rawValue))")
-        client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
-        for subscription in router.subscriptions { client.subscribe(subscription.filter, qos: subscription.qos) }
-        for topic in zigbeeLightGets {
-          client.publish(topic: topic, payload: Array(#"{"state":""}"#.utf8), qos: 1, retain: false)
-        }
-        announcer?.announce(via: client)
-        let sent = outbox.connected(send: client.send)
-        if sent > 0 { context.log(.info, "sent \(sent) messages that waited for the connection") }
-        context.publish(.bool(true), on: connectedPort)
+    let events = ConnectionEvents(
+      context: context, router: router, outbox: outbox, connectedPort: connectedPort, statusTopic: statusTopic,
+      zigbeeLightGets: config.zigbee2mqtt.filter { $0.kind == .light }.map {
+        $0.getTopic(base: config.zigbee2mqttBaseTopic)
       },
-      published: { mid in outbox.acknowledged(mid) },
-      disconnected: { reason in
-        outbox.disconnected()
-        context.log(.warning, reason)
-        context.publish(.bool(false), on: connectedPort)
+      announcer: discovery.map {
+        DiscoveryAnnouncer(discovery: $0, stateDirectory: context.stateDirectory, context: context)
       },
-      message: { client, topic, payload, _ in
-        switch payload {
-        case .oversized(let size):
-          warnings.warning(
-            topic: topic, "payload of \(size) bytes is above max_payload_bytes (\(broker.maxPayloadBytes))")
-        case .bytes(let bytes):
-          if let announcer, topic == announcer.discovery.birthTopic {
-            if bytes == Array("online".utf8) { announcer.announce(via: client) }
-            return
-          }
-          router.deliver(
-            topic: topic, payload: bytes, publish: { value, port in context.publish(value, on: port) },
-            warn: { warnings.warning(topic: topic, $0) },
-            isNew: { topic, envelope in
-              let new = duplicates.withLock { $0.accept(topic: topic, epoch: envelope.epoch, seq: envelope.seq) }
-              if !new { context.log(.debug, "dropped a duplicate on \(topic) (seq \(envelope.seq))") }
-              return new
-            })
-        }
-      },
-      log: { level, message in context.log(level, message) })
-    let client = try MosquittoClient(options: options, maxPayloadBytes: broker.maxPayloadBytes, events: events)
+      peer: "\(broker.host):\(broker.port) as \(options.clientID) (MQTT \(broker.protocolVersion.rawValue))",
+      maxPayloadBytes: broker.maxPayloadBytes)
+    let client = try MosquittoClient(
+      options: options, maxPayloadBytes: broker.maxPayloadBytes, events: events.callbacks)
     self.client = client
     self.outbox = outbox
     context.publish(.bool(false), on: connectedPort)
