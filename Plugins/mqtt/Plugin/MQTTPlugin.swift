@@ -195,5 +195,7 @@ final class MQTTPlugin: PatchbayPlugin {
 public func describeMQTTPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: MQTTPlugin.self, name: "mqtt", version: "1.0.0",
-    description: "MQTT topics as typed ports, Zigbee2MQTT lights and remotes, through libmosquitto")
+    description:
+      "MQTT topics as typed ports, Zigbee2MQTT lights and remotes, Home Assistant discovery, ports shared between hubs (libmosquitto)"
+  )
 }
