@@ -51,6 +51,11 @@ final class MosquittoClient: @unchecked Sendable {
   private let condition = NSCondition()
   private var stopping = false
   private var finished = false
+  /// stop() stopped waiting for the loop thread, which then frees the client itself.
+  private var abandoned = false
+  /// Calls into `events` happen under this lock, and only while allowed.
+  private let eventsLock = NSRecursiveLock()  // a libmosquitto log line may come from inside a callback
+  private var eventsAllowed = true
   private var isConnected = false
   /// Only touched on the loop thread (callbacks run inside `mosquitto_loop` there).
   private var backoff: RetryBackoff
@@ -111,12 +116,14 @@ final class MosquittoClient: @unchecked Sendable {
     // libmosquitto's own errors and warnings (the OpenSSL reason of a TLS failure, say).
     mosquitto_log_callback_set(handle) { _, user, level, text in
       guard let user, let text, level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
-      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().events.log(
-        .warning, "libmosquitto: \(String(cString: text))")
+      let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+      let line = "libmosquitto: \(String(cString: text))"
+      client.event { client.events.log(.warning, line) }
     }
     mosquitto_publish_callback_set(handle) { _, user, mid in
       guard let user else { return }
-      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().events.published(mid)
+      let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+      client.event { client.events.published(mid) }
     }
     mosquitto_message_callback_set(handle) { _, user, message in
       guard let user, let message else { return }
@@ -170,8 +177,10 @@ final class MosquittoClient: @unchecked Sendable {
   }
 
   /// Publishes `farewell` (if connected), disconnects cleanly, ends the loop thread and frees
-  /// the client. Blocks until the thread has ended.
-  func stop(farewell: (topic: String, payload: [UInt8])?) {
+  /// the client. Waits for the thread up to `patience`: a connect to a host that does not
+  /// answer blocks in the kernel until its TCP timeout. Then the thread is left to end by
+  /// itself (it frees the client) and never calls `events` again.
+  func stop(farewell: (topic: String, payload: [UInt8])?, patience: Double = 3) {
     condition.lock()
     stopping = true
     let wasConnected = isConnected
@@ -181,10 +190,27 @@ final class MosquittoClient: @unchecked Sendable {
       publish(topic: farewell.topic, payload: farewell.payload, qos: 1, retain: true)
     }
     mosquitto_disconnect(handle)
+    let deadline = Date().addingTimeInterval(patience)
     condition.lock()
-    while !finished { condition.wait() }
+    while !finished && condition.wait(until: deadline) {}
+    let ended = finished
+    if !ended { abandoned = true }
     condition.unlock()
-    mosquitto_destroy(handle)
+    if ended {
+      mosquitto_destroy(handle)
+    } else {
+      // After this, no callback reaches the plugin (it must not publish or log after stop()).
+      eventsLock.lock()
+      eventsAllowed = false
+      eventsLock.unlock()
+    }
+  }
+
+  /// Runs `body` (a call into `events`) unless stop() has given up on this thread.
+  private func event(_ body: () -> Void) {
+    eventsLock.lock()
+    defer { eventsLock.unlock() }
+    if eventsAllowed { body() }
   }
 
   static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
@@ -210,9 +236,11 @@ final class MosquittoClient: @unchecked Sendable {
       setConnected(false)
       if isStopping { break }
       let delay = backoff.next()
-      events.disconnected(
-        "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(String(format: "%.1f", delay)) s"
-      )
+      event {
+        events.disconnected(
+          "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(String(format: "%.1f", delay)) s"
+        )
+      }
       condition.lock()
       let deadline = Date().addingTimeInterval(delay)
       while !stopping && condition.wait(until: deadline) {}
@@ -220,8 +248,10 @@ final class MosquittoClient: @unchecked Sendable {
     }
     condition.lock()
     finished = true
+    let leftAlone = abandoned
     condition.broadcast()
     condition.unlock()
+    if leftAlone { mosquitto_destroy(handle) }
   }
 
   /// A blocking connect on this thread. MQTT 5 ends a session at disconnect unless CONNECT
@@ -247,12 +277,14 @@ final class MosquittoClient: @unchecked Sendable {
 
   private func didConnect(_ code: Int32) {
     guard code == 0 else {
-      events.log(.warning, "the broker refused the connection: \(String(cString: mosquitto_connack_string(code)))")
+      event {
+        events.log(.warning, "the broker refused the connection: \(String(cString: mosquitto_connack_string(code)))")
+      }
       return
     }
     backoff.reset()
     setConnected(true)
-    events.connected(self)
+    event { events.connected(self) }
   }
 
   private func didDisconnect(_ code: Int32) {
@@ -263,13 +295,13 @@ final class MosquittoClient: @unchecked Sendable {
     guard let topic = message.topic.map({ String(cString: $0) }) else { return }
     let length = Int(message.payloadlen)
     if length > maxPayloadBytes {
-      events.message(self, topic, .oversized(length), message.retain)
+      event { events.message(self, topic, .oversized(length), message.retain) }
       return
     }
     var bytes: [UInt8] = []
     if let payload = message.payload, length > 0 {
       bytes = Array(UnsafeRawBufferPointer(start: payload, count: length))
     }
-    events.message(self, topic, .bytes(bytes), message.retain)
+    event { events.message(self, topic, .bytes(bytes), message.retain) }
   }
 }
