@@ -41,6 +41,9 @@ let package = Package(
     // BEGIN schedule products
     swiftPlugin("schedule", target: "SchedulePluginEntry"),
     // END schedule products
+    // BEGIN mqtt products
+    swiftPlugin("mqtt", target: "MQTTPluginEntry"),
+    // END mqtt products
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
@@ -218,6 +221,22 @@ let package = Package(
       name: "SchedulePluginEntry", dependencies: ["SchedulePlugin"], path: "Plugins/schedule/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
     // END schedule targets
+    // BEGIN mqtt targets
+    // libmosquitto (Debian libmosquitto-dev) through pkg-config: the MQTT 3.1.1/5 client, no codec of our own.
+    .systemLibrary(
+      name: "CMosquitto", path: "Plugins/mqtt/CMosquitto", pkgConfig: "libmosquitto",
+      providers: [.apt(["libmosquitto-dev"])]),
+    // Config, topic filters, payload formats, Zigbee2MQTT and Home Assistant mappings: pure Swift, testable alone.
+    .target(
+      name: "MQTTMapping", dependencies: ["PatchbayPluginKit"], path: "Plugins/mqtt/Mapping", swiftSettings: strict),
+    // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
+    .target(
+      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTMapping", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
+      swiftSettings: strict),
+    .target(
+      name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
+      linkerSettings: pluginExports),
+    // END mqtt targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
@@ -291,6 +310,12 @@ let package = Package(
       name: "ScheduleTests", dependencies: ["ScheduleTiming", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     // END schedule tests
+    // BEGIN mqtt tests
+    .testTarget(
+      name: "MQTTTests",
+      dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
+      swiftSettings: strict),
+    // END mqtt tests
   ]
 )
 

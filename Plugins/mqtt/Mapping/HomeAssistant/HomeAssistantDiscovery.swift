@@ -1,0 +1,200 @@
+import PatchbayValues
+
+/// Home Assistant MQTT discovery for one instance: the retained config messages in HA's
+/// documented schema, the state payloads HA reads and the commands it sends.
+public struct HomeAssistantDiscovery: Sendable {
+  public struct Announcement: Sendable, Equatable {
+    public var topic: String
+    public var payload: JSONValue
+  }
+
+  public let settings: HomeAssistantSettings
+  public let instance: String
+  public let baseTopic: String
+  public let statusTopic: String
+  public let version: String
+
+  public init(settings: HomeAssistantSettings, instance: String, baseTopic: String, version: String) {
+    self.settings = settings
+    self.instance = instance
+    self.baseTopic = baseTopic
+    self.statusTopic = TopicFilter.join(baseTopic, "status")
+    self.version = version
+  }
+
+  /// The node id in discovery topics and the device identifier: `patchbay_INSTANCE`.
+  public var nodeID: String {
+    "patchbay_"
+      + String(
+        instance.unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" })
+  }
+
+  /// Where HA announces itself; `online` there asks for every discovery config again.
+  public var birthTopic: String { TopicFilter.join(settings.discoveryPrefix, "status") }
+
+  public func stateTopic(_ entity: HomeAssistantEntity) -> String {
+    TopicFilter.join(baseTopic, "ha/\(entity.name)/state")
+  }
+  public func commandTopic(_ entity: HomeAssistantEntity) -> String {
+    TopicFilter.join(baseTopic, "ha/\(entity.name)/set")
+  }
+  public func actionTopic(_ entity: HomeAssistantEntity) -> String {
+    TopicFilter.join(baseTopic, "ha/\(entity.name)/action")
+  }
+
+  /// HA's trigger types for the button actions it can show.
+  public static let triggerTypes: [(ButtonAction, String)] = [
+    (.click, "button_short_press"), (.doubleClick, "button_double_press"), (.hold, "button_long_press"),
+    (.up, "button_short_release"),
+  ]
+
+  var device: JSONValue {
+    .object([
+      ("identifiers", .array([.string(nodeID)])), ("name", .string(settings.deviceName ?? "patchbay \(instance)")),
+      ("manufacturer", .string("patchbay")), ("model", .string("mqtt plugin")), ("sw_version", .string(version)),
+    ])
+  }
+
+  var availability: [(String, JSONValue)] {
+    [
+      ("availability_topic", .string(statusTopic)), ("payload_available", .string("online")),
+      ("payload_not_available", .string("offline")),
+    ]
+  }
+
+  /// Every discovery config message, retained by the broker.
+  public func announcements() -> [Announcement] {
+    settings.entities.flatMap(announcements(for:))
+  }
+
+  func announcements(for entity: HomeAssistantEntity) -> [Announcement] {
+    let prefix = settings.discoveryPrefix
+    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
+    if entity.component == .button {
+      return Self.triggerTypes.map { action, type in
+        Announcement(
+          topic: TopicFilter.join(prefix, "device_automation/\(nodeID)/\(entity.name)_\(action.name)/config"),
+          payload: .object([
+            ("automation_type", .string("trigger")), ("topic", .string(actionTopic(entity))),
+            ("payload", .string(action.name)), ("type", .string(type)), ("subtype", .string(entity.subtype)),
+            ("device", device), ("origin", origin),
+          ]))
+      }
+    }
+    var members: [(String, JSONValue)] = [
+      ("name", .string(entity.title)), ("unique_id", .string("\(nodeID)_\(entity.name)")),
+      ("object_id", .string("\(nodeID)_\(entity.name)")), ("state_topic", .string(stateTopic(entity))),
+    ]
+    switch entity.component {
+    case .switch:
+      members += [
+        ("command_topic", .string(commandTopic(entity))), ("payload_on", .string("ON")),
+        ("payload_off", .string("OFF")),
+        ("state_on", .string("ON")), ("state_off", .string("OFF")),
+      ]
+    case .light:
+      members += [
+        ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))), ("brightness", .bool(true)),
+        ("brightness_scale", .integer(100)), ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
+      ]
+    case .binarySensor:
+      members += [("payload_on", .string("ON")), ("payload_off", .string("OFF"))]
+      if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
+    case .sensor:
+      if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
+      if let unit = entity.unit { members.append(("unit_of_measurement", .string(unit))) }
+    case .button:
+      break
+    }
+    members += availability + [("device", device), ("origin", origin)]
+    return [
+      Announcement(
+        topic: TopicFilter.join(prefix, "\(entity.component.rawValue)/\(nodeID)/\(entity.name)/config"),
+        payload: .object(members))
+    ]
+  }
+
+  /// What a value on the entity's state port is published as, and where (nil: nothing to send).
+  public func statePublish(_ value: Value, for entity: HomeAssistantEntity) -> (
+    topic: String, payload: String, retain: Bool
+  )? {
+    switch (entity.component, value) {
+    case (.switch, .bool(let on)), (.binarySensor, .bool(let on)): return (stateTopic(entity), on ? "ON" : "OFF", true)
+    case (.sensor, .number(let number)): return (stateTopic(entity), JSONValue.number(number).description, true)
+    case (.sensor, .integer(let integer)): return (stateTopic(entity), String(integer), true)
+    case (.sensor, .text(let text)): return (stateTopic(entity), text, true)
+    case (.light, .light(let light)): return (stateTopic(entity), Self.lightState(light).description, true)
+    case (.button, .button(let button)):
+      guard Self.triggerTypes.contains(where: { $0.0 == button.action }) else { return nil }
+      return (actionTopic(entity), button.action.name, false)
+    default: return nil
+    }
+  }
+
+  static func lightState(_ light: LightCommand) -> JSONValue {
+    var members: [(String, JSONValue)] = []
+    if let on = light.on { members.append(("state", .string(on ? "ON" : "OFF"))) }
+    if let brightness = light.brightness {
+      members.append(("brightness", .integer(Int64(min(max(brightness, 0), 100).rounded()))))
+    }
+    if let color = light.color?.normalized {
+      members.append(("color_mode", .string("hs")))
+      members.append(("color", .object([("h", .number(color.hue)), ("s", .number(color.saturation))])))
+    } else if let mired = light.colorTemperature {
+      members.append(("color_mode", .string("color_temp")))
+      members.append(("color_temp", .integer(Int64(mired.rounded()))))
+    }
+    return .object(members)
+  }
+
+  /// An HA command on the entity's command topic as a hub value.
+  public func command(_ payload: [UInt8], for entity: HomeAssistantEntity) throws(PayloadError) -> Value {
+    let text = String(decoding: payload, as: UTF8.self).trimmingWhitespace
+    switch entity.component {
+    case .switch:
+      switch text.uppercased() {
+      case "ON": return .bool(true)
+      case "OFF": return .bool(false)
+      default: throw PayloadError("'\(text.prefix(40))' is not ON or OFF")
+      }
+    case .light:
+      guard let json = JSONValue.parse(text), case .object = json else {
+        throw PayloadError("payload is not a JSON object")
+      }
+      var light = LightCommand()
+      if case .string(let state)? = json["state"] {
+        guard ["ON", "OFF"].contains(state.uppercased()) else {
+          throw PayloadError("state '\(state)' is not ON or OFF")
+        }
+        light.on = state.uppercased() == "ON"
+      }
+      if let brightness = json["brightness"] {
+        guard let percent = brightness.doubleValue, (0...100).contains(percent) else {
+          throw PayloadError("brightness \(brightness) is not 0...100")
+        }
+        light.brightness = percent
+      }
+      if let color = json["color"] {
+        guard let hue = color["h"]?.doubleValue, let saturation = color["s"]?.doubleValue else {
+          throw PayloadError("color \(color) has no h and s")
+        }
+        light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
+      }
+      if let mired = json["color_temp"] {
+        guard let value = mired.doubleValue, value > 0 else {
+          throw PayloadError("color_temp \(mired) is not a mired value")
+        }
+        light.colorTemperature = value
+      }
+      if let transition = json["transition"] {
+        guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {
+          throw PayloadError("transition \(transition) is not seconds")
+        }
+        light.transitionMs = UInt32((seconds * 1000).rounded())
+      }
+      return .light(light)
+    case .sensor, .binarySensor, .button:
+      throw PayloadError("\(entity.component.rawValue) takes no commands")
+    }
+  }
+}

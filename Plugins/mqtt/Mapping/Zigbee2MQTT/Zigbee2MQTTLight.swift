@@ -1,0 +1,73 @@
+import PatchbayValues
+
+/// Between the hub's light values (percent, degrees, mired, milliseconds) and Zigbee2MQTT's
+/// light JSON (`state` ON/OFF, `brightness` 0-254, `color` {hue 0-360, saturation 0-100},
+/// `color_temp` mired, `transition` seconds).
+public enum Zigbee2MQTTLight {
+  public static let brightnessRange = 0...254
+
+  /// The `/set` payload for a hub command. Color wins over color temperature when a command
+  /// carries both (a bulb shows one or the other), as in the hue plugin.
+  public static func setPayload(_ command: LightCommand) -> JSONValue {
+    var members: [(String, JSONValue)] = []
+    if let on = command.on { members.append(("state", .string(on ? "ON" : "OFF"))) }
+    if let brightness = command.brightness {
+      members.append(("brightness", .integer(Int64(brightnessLevel(percent: brightness)))))
+    }
+    if let color = command.color?.normalized {
+      members.append(
+        ("color", .object([("hue", .number(rounded(color.hue))), ("saturation", .number(rounded(color.saturation)))])))
+    } else if let mired = command.colorTemperature, mired.isFinite {
+      members.append(("color_temp", .integer(Int64(min(max(mired, 50), 1000).rounded()))))
+    }
+    if let transition = command.transitionMs { members.append(("transition", .number(Double(transition) / 1000))) }
+    return .object(members)
+  }
+
+  /// A device's state report as a hub light value; nil fields were not reported.
+  public static func command(fromState state: JSONValue) throws(PayloadError) -> LightCommand {
+    guard case .object = state else { throw PayloadError("a light state must be a JSON object") }
+    var command = LightCommand()
+    if let word = state["state"] {
+      guard case .string(let text) = word, ["ON", "OFF"].contains(text.uppercased()) else {
+        throw PayloadError("state \(word) is not ON or OFF")
+      }
+      command.on = text.uppercased() == "ON"
+    }
+    if let level = state["brightness"] {
+      guard let number = level.doubleValue, brightnessRange.contains(Int(number.rounded())) else {
+        throw PayloadError("brightness \(level) is not 0...254")
+      }
+      command.brightness = percent(level: number)
+    }
+    let mode = state["color_mode"].flatMap { value -> String? in
+      if case .string(let text) = value { return text }
+      return nil
+    }
+    let hue = state["color"]?["hue"]?.doubleValue
+    let saturation = state["color"]?["saturation"]?.doubleValue
+    let mired = state["color_temp"]?.doubleValue
+    if mode == "color_temp", let mired {
+      command.colorTemperature = mired
+    } else if let hue, let saturation {
+      guard (0...360).contains(hue), (0...100).contains(saturation) else {
+        throw PayloadError("color hue \(hue) / saturation \(saturation) out of range (0...360, 0...100)")
+      }
+      command.color = HSBColor(hue: hue == 360 ? 0 : hue, saturation: saturation, brightness: command.brightness ?? 100)
+    } else if let mired {
+      command.colorTemperature = mired
+    }
+    return command
+  }
+
+  /// Percent [0, 100] to 0...254.
+  public static func brightnessLevel(percent: Double) -> Int {
+    guard percent.isFinite else { return 0 }
+    return min(max(Int((percent / 100 * 254).rounded()), 0), 254)
+  }
+
+  public static func percent(level: Double) -> Double { rounded(min(max(level, 0), 254) / 254 * 100) }
+
+  /// Four decimals, like the hue plugin: a state converts back to the same level.
+  static func rounded(_ value: Double) -> Double { (value * 10000).rounded() / 10000 }
+}

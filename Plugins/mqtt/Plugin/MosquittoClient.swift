@@ -1,0 +1,307 @@
+import CMosquitto
+import Foundation
+import MQTTMapping
+import PatchbayPluginKit
+
+/// One libmosquitto client on a thread of its own: connects, runs `mosquitto_loop`, and on a
+/// lost or refused connection waits a `RetryBackoff` delay (interruptible by `stop`) and tries
+/// again. Callbacks (`Events`) run on that thread; `publish` and `subscribe` may be called from
+/// any thread (libmosquitto locks its own state: `mosquitto_threaded_set`).
+final class MosquittoClient: @unchecked Sendable {
+  // @unchecked: the C handle is used from the loop thread and callers' threads, which
+  // libmosquitto allows in threaded mode; our own mutable state is guarded by `condition`.
+
+  struct Options: Sendable {
+    var host: String
+    var port: Int
+    var keepaliveSeconds: Int
+    var clientID: String
+    var cleanSession: Bool
+    var protocolVersion: BrokerSettings.ProtocolVersion
+    var username: String?
+    var password: String?
+    var tls: BrokerSettings.TLS?
+    var will: (topic: String, payload: [UInt8])?
+    var retryInitialSeconds: Double
+    var retryMaxSeconds: Double
+  }
+
+  /// What the connection reports, on the loop thread.
+  struct Events: Sendable {
+    /// The broker accepted the connection (CONNACK 0).
+    var connected: @Sendable (MosquittoClient) -> Void
+    /// The broker acknowledged the QoS 1/2 message with this id (or a QoS 0 one was sent).
+    var published: @Sendable (Int32) -> Void
+    /// The connection ended or was refused; the reason for the log.
+    var disconnected: @Sendable (String) -> Void
+    /// One message: topic, payload (or its size when above `maxPayloadBytes`), retained flag.
+    var message: @Sendable (MosquittoClient, String, Payload, Bool) -> Void
+    var log: @Sendable (LogLevel, String) -> Void
+  }
+
+  enum Payload: Sendable {
+    case bytes([UInt8])
+    case oversized(Int)
+  }
+
+  private let handle: OpaquePointer
+  private let options: Options
+  private let events: Events
+  private let maxPayloadBytes: Int
+  private let condition = NSCondition()
+  private var stopping = false
+  private var finished = false
+  /// stop() stopped waiting for the loop thread, which then frees the client itself.
+  private var abandoned = false
+  /// Calls into `events` happen under this lock, and only while allowed.
+  private let eventsLock = NSRecursiveLock()  // a libmosquitto log line may come from inside a callback
+  private var eventsAllowed = true
+  private var isConnected = false
+  /// Only touched on the loop thread (callbacks run inside `mosquitto_loop` there).
+  private var backoff: RetryBackoff
+
+  private static let libraryReady: Bool = {
+    mosquitto_lib_init()
+    return true
+  }()
+
+  init(options: Options, maxPayloadBytes: Int, events: Events) throws {
+    _ = Self.libraryReady
+    self.options = options
+    self.events = events
+    self.maxPayloadBytes = maxPayloadBytes
+    backoff = RetryBackoff(initial: options.retryInitialSeconds, maximum: options.retryMaxSeconds)
+    guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
+      throw PluginError(.internal, "libmosquitto could not create a client (errno \(errno))")
+    }
+    self.handle = handle
+    do {
+      try configure()
+    } catch {
+      mosquitto_destroy(handle)
+      throw error
+    }
+  }
+
+  private func configure() throws {
+    try check(mosquitto_threaded_set(handle, true), "threaded mode")
+    let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+    try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+    if let username = options.username {
+      try check(mosquitto_username_pw_set(handle, username, options.password), "username and password")
+    }
+    if let tls = options.tls {
+      try check(
+        mosquitto_tls_set(handle, tls.caFile, tls.caPath, tls.certFile, tls.keyFile, nil),
+        "TLS files (ca_file, cert_file, key_file)")
+      try check(mosquitto_tls_opts_set(handle, tls.verify ? 1 : 0, nil, nil), "TLS verification")
+      try check(mosquitto_tls_insecure_set(handle, !tls.verify), "TLS host name check")
+    }
+    if let will = options.will {
+      try check(
+        will.payload.withUnsafeBytes {
+          mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, true)
+        },
+        "last will")
+    }
+    mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+    mosquitto_connect_callback_set(handle) { _, user, code in
+      guard let user else { return }
+      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().didConnect(code)
+    }
+    mosquitto_disconnect_callback_set(handle) { _, user, code in
+      guard let user else { return }
+      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().didDisconnect(code)
+    }
+    // libmosquitto's own errors and warnings (the OpenSSL reason of a TLS failure, say).
+    mosquitto_log_callback_set(handle) { _, user, level, text in
+      guard let user, let text, level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
+      let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+      let line = "libmosquitto: \(String(cString: text))"
+      client.event { client.events.log(.warning, line) }
+    }
+    mosquitto_publish_callback_set(handle) { _, user, mid in
+      guard let user else { return }
+      let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+      client.event { client.events.published(mid) }
+    }
+    mosquitto_message_callback_set(handle) { _, user, message in
+      guard let user, let message else { return }
+      Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().didReceive(message.pointee)
+    }
+  }
+
+  private func check(_ code: Int32, _ what: String) throws {
+    guard code == MOSQ_ERR_SUCCESS.rawValue else {
+      throw PluginError(
+        .invalidConfig, "libmosquitto refused the \(what): \(String(cString: mosquitto_strerror(code)))")
+    }
+  }
+
+  // MARK: Any thread
+
+  /// Starts the loop thread.
+  func start() {
+    let thread = Thread { [self] in run() }
+    thread.name = "mqtt-loop"
+    thread.start()
+  }
+
+  var connected: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return isConnected
+  }
+
+  /// Queues one message; false when libmosquitto refused it (not connected, too large).
+  @discardableResult
+  func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> Int32 {
+    payload.withUnsafeBytes { bytes in
+      mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
+    }
+  }
+
+  /// Publishes an outbox message; its message id when libmosquitto took it.
+  func send(_ message: Outbox.Message) -> Int32? {
+    var mid: Int32 = 0
+    let code = message.payload.withUnsafeBytes { bytes in
+      mosquitto_publish(
+        handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain)
+    }
+    return code == MOSQ_ERR_SUCCESS.rawValue ? mid : nil
+  }
+
+  @discardableResult
+  func subscribe(_ filter: String, qos: Int32) -> Int32 {
+    mosquitto_subscribe(handle, nil, filter, qos)
+  }
+
+  /// Publishes `farewell` (if connected), disconnects cleanly, ends the loop thread and frees
+  /// the client. Waits for the thread up to `patience`: a connect to a host that does not
+  /// answer blocks in the kernel until its TCP timeout. Then the thread is left to end by
+  /// itself (it frees the client) and never calls `events` again.
+  func stop(farewell: (topic: String, payload: [UInt8])?, patience: Double = 3) {
+    condition.lock()
+    stopping = true
+    let wasConnected = isConnected
+    condition.broadcast()
+    condition.unlock()
+    if wasConnected, let farewell {
+      publish(topic: farewell.topic, payload: farewell.payload, qos: 1, retain: true)
+    }
+    mosquitto_disconnect(handle)
+    let deadline = Date().addingTimeInterval(patience)
+    condition.lock()
+    while !finished && condition.wait(until: deadline) {}
+    let ended = finished
+    if !ended { abandoned = true }
+    condition.unlock()
+    if ended {
+      mosquitto_destroy(handle)
+    } else {
+      // After this, no callback reaches the plugin (it must not publish or log after stop()).
+      eventsLock.lock()
+      eventsAllowed = false
+      eventsLock.unlock()
+    }
+  }
+
+  /// Runs `body` (a call into `events`) unless stop() has given up on this thread.
+  private func event(_ body: () -> Void) {
+    eventsLock.lock()
+    defer { eventsLock.unlock() }
+    if eventsAllowed { body() }
+  }
+
+  static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
+
+  // MARK: The loop thread
+
+  private var isStopping: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return stopping
+  }
+
+  private func run() {
+    while !isStopping {
+      var code = connect()
+      if code == MOSQ_ERR_SUCCESS.rawValue {
+        // stop() may have called mosquitto_disconnect while the connect was under way.
+        if isStopping { mosquitto_disconnect(handle) }
+        // Until the connection ends: mosquitto_disconnect (from stop) also ends it.
+        repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
+      }
+      let reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : Self.describe(code)
+      setConnected(false)
+      if isStopping { break }
+      let delay = backoff.next()
+      event {
+        events.disconnected(
+          "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(String(format: "%.1f", delay)) s"
+        )
+      }
+      condition.lock()
+      let deadline = Date().addingTimeInterval(delay)
+      while !stopping && condition.wait(until: deadline) {}
+      condition.unlock()
+    }
+    condition.lock()
+    finished = true
+    let leftAlone = abandoned
+    condition.broadcast()
+    condition.unlock()
+    if leftAlone { mosquitto_destroy(handle) }
+  }
+
+  /// A blocking connect on this thread. MQTT 5 ends a session at disconnect unless CONNECT
+  /// asks for an expiry: a persistent session asks for a week.
+  private func connect() -> Int32 {
+    guard options.protocolVersion == .v5 && !options.cleanSession else {
+      return mosquitto_connect(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds))
+    }
+    var properties: OpaquePointer? = nil
+    defer { mosquitto_property_free_all(&properties) }
+    let added = mosquitto_property_add_int32(
+      &properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), 7 * 24 * 3600)
+    guard added == MOSQ_ERR_SUCCESS.rawValue else { return added }
+    return mosquitto_connect_bind_v5(
+      handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, properties)
+  }
+
+  private func setConnected(_ value: Bool) {
+    condition.lock()
+    isConnected = value
+    condition.unlock()
+  }
+
+  private func didConnect(_ code: Int32) {
+    guard code == 0 else {
+      event {
+        events.log(.warning, "the broker refused the connection: \(String(cString: mosquitto_connack_string(code)))")
+      }
+      return
+    }
+    backoff.reset()
+    setConnected(true)
+    event { events.connected(self) }
+  }
+
+  private func didDisconnect(_ code: Int32) {
+    setConnected(false)
+  }
+
+  private func didReceive(_ message: mosquitto_message) {
+    guard let topic = message.topic.map({ String(cString: $0) }) else { return }
+    let length = Int(message.payloadlen)
+    if length > maxPayloadBytes {
+      event { events.message(self, topic, .oversized(length), message.retain) }
+      return
+    }
+    var bytes: [UInt8] = []
+    if let payload = message.payload, length > 0 {
+      bytes = Array(UnsafeRawBufferPointer(start: payload, count: length))
+    }
+    event { events.message(self, topic, .bytes(bytes), message.retain) }
+  }
+}

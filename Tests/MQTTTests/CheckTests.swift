@@ -1,0 +1,65 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// `patchbay check` loads the plugin and reports each config mistake with its key.
+@Suite(.serialized) struct CheckTests {
+  let directory: TemporaryDirectory
+
+  init() throws { directory = try TemporaryDirectory("patchbay-mqtt-check") }
+
+  func check(_ body: String) throws -> (status: Int32, output: String) {
+    let config = try directory.write(
+      "check-\(UUID().uuidString.prefix(6)).toml", "[instances.mqtt]\nplugin = \"mqtt\"\nhost = \"127.0.0.1\"\n" + body)
+    return try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", config])
+  }
+
+  @Test func badTopicsAreReportedWithTheirKey() throws {
+    let valid = """
+      [[instances.mqtt.topics]]
+      name = "lamp"
+      type = "bool"
+      subscribe = "home/lamp"
+      publish = "home/lamp/set"
+      """
+    let accepted = try check(valid)
+    #expect(accepted.status == 0, "\(accepted.output)")
+    let mistakes: [(String, String)] = [
+      (
+        valid.replacingOccurrences(of: "home/lamp/set", with: "home/+/set"),
+        "topics.0.publish 'home/+/set' has a wildcard"
+      ),
+      (valid.replacingOccurrences(of: "home/lamp/set", with: "home/#"), "topics.0.publish 'home/#' has a wildcard"),
+      (
+        valid.replacingOccurrences(of: "\"home/lamp\"", with: "\"home/#/x\""),
+        "topics.0.subscribe 'home/#/x': # must be"
+      ),
+      (
+        valid.replacingOccurrences(of: "\"home/lamp\"", with: "\"home/+\""),
+        "topics.0.subscribe 'home/+' has a + wildcard"
+      ),
+      (valid.replacingOccurrences(of: "\"bool\"", with: "\"switch\""), "topics.0.type 'switch' is not a value type"),
+      (
+        valid.replacingOccurrences(of: "subscribe", with: "subscibe"),
+        "unknown key 'topics.0.subscibe' (did you mean 'topics.0.subscribe'?)"
+      ),
+    ]
+    for (body, expected) in mistakes {
+      let result = try check(body)
+      #expect(result.status != 0, "accepted:\n\(body)")
+      #expect(result.output.contains(expected), "\(body)\n  gave: \(result.output)\n  expected: \(expected)")
+    }
+  }
+
+  @Test func theShippedExamplesPass() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().path
+    for example in [
+      "etc/examples/mqtt-topics.toml", "etc/examples/mqtt-zigbee2mqtt.toml", "etc/examples/mqtt-hub-to-hub.toml",
+      "etc/plugins/mqtt.toml",
+    ] {
+      let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", root + "/" + example])
+      #expect(result.status == 0, "\(example): \(result.output)")
+    }
+  }
+}

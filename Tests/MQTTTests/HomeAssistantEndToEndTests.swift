@@ -1,0 +1,159 @@
+import Foundation
+import PatchbayTestSupport
+import PatchbayValues
+import Testing
+
+/// Home Assistant MQTT discovery against a real broker: the configs field by field, states
+/// out, commands in, re-announcement on HA's birth message, removal of dropped entities.
+@Suite(.serialized) struct HomeAssistantEndToEndTests {
+  let directory: TemporaryDirectory
+
+  init() throws { directory = try TemporaryDirectory("patchbay-mqtt-ha") }
+
+  func config(port: Int, withDoor: Bool = true) -> String {
+    """
+    host = "127.0.0.1"
+    port = \(port)
+    base_topic = "patchbay/test"
+
+    [instances.mqtt.home_assistant]
+    device_name = "Test hub"
+
+    [[instances.mqtt.home_assistant.entities]]
+    name = "desk_lamp"
+    title = "Desk lamp"
+    component = "switch"
+
+    [[instances.mqtt.home_assistant.entities]]
+    name = "ceiling"
+    component = "light"
+
+    [[instances.mqtt.home_assistant.entities]]
+    name = "temperature"
+    component = "sensor"
+    device_class = "temperature"
+    unit = "°C"
+
+    [[instances.mqtt.home_assistant.entities]]
+    name = "bedside"
+    component = "button"
+    \(withDoor ? """
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "door"
+      component = "binary_sensor"
+      device_class = "door"
+      """ : "")
+    """
+  }
+
+  @Test func discoveryConfigsStatesAndCommands() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    let ha = try broker.subscribe(["homeassistant/#", "patchbay/test/#"])
+    var hub: MQTTHub? = try MQTTHub(directory: directory, mqtt: config(port: broker.port))
+    try hub?.waitConnected()
+    let prefix = "homeassistant"
+    func announced(_ topic: String) -> JSONValue? {
+      ha.messages.last { $0.topic == "\(prefix)/\(topic)/config" }.flatMap { JSONValue.parse($0.payload) }
+    }
+    try eventually("8 discovery configs (4 for the button's triggers); seen: \(ha.messages)") {
+      ha.messages.filter { $0.topic.hasPrefix(prefix + "/") }.count == 8
+    }
+    // Keys in sorted order: that is how JSONValue.parse gives them.
+    let device: JSONValue = .object([
+      ("identifiers", .array([.string("patchbay_mqtt")])), ("manufacturer", .string("patchbay")),
+      ("model", .string("mqtt plugin")), ("name", .string("Test hub")), ("sw_version", .string("1.0.0")),
+    ])
+
+    let lamp = try #require(announced("switch/patchbay_mqtt/desk_lamp"))
+    #expect(lamp["name"] == .string("Desk lamp"))
+    #expect(lamp["unique_id"] == .string("patchbay_mqtt_desk_lamp"))
+    #expect(lamp["state_topic"] == .string("patchbay/test/ha/desk_lamp/state"))
+    #expect(lamp["command_topic"] == .string("patchbay/test/ha/desk_lamp/set"))
+    #expect(lamp["payload_on"] == .string("ON") && lamp["payload_off"] == .string("OFF"))
+    #expect(lamp["availability_topic"] == .string("patchbay/test/status"))
+    #expect(lamp["payload_available"] == .string("online") && lamp["payload_not_available"] == .string("offline"))
+    #expect(lamp["device"] == device)
+
+    let light = try #require(announced("light/patchbay_mqtt/ceiling"))
+    #expect(light["schema"] == .string("json"))
+    #expect(light["unique_id"] == .string("patchbay_mqtt_ceiling"))
+    #expect(light["name"] == .string("ceiling"))
+    #expect(light["command_topic"] == .string("patchbay/test/ha/ceiling/set"))
+    #expect(light["brightness"] == .bool(true) && light["brightness_scale"] == .integer(100))
+    #expect(light["supported_color_modes"] == .array([.string("hs"), .string("color_temp")]))
+    #expect(light["device"] == device)
+
+    let sensor = try #require(announced("sensor/patchbay_mqtt/temperature"))
+    #expect(sensor["device_class"] == .string("temperature"))
+    #expect(sensor["unit_of_measurement"] == .string("°C"))
+    #expect(sensor["state_topic"] == .string("patchbay/test/ha/temperature/state"))
+    #expect(sensor["command_topic"] == nil)
+
+    let door = try #require(announced("binary_sensor/patchbay_mqtt/door"))
+    #expect(door["device_class"] == .string("door") && door["payload_on"] == .string("ON"))
+
+    let press = try #require(announced("device_automation/patchbay_mqtt/bedside_click"))
+    #expect(press["automation_type"] == .string("trigger"))
+    #expect(press["topic"] == .string("patchbay/test/ha/bedside/action"))
+    #expect(press["payload"] == .string("click"))
+    #expect(press["type"] == .string("button_short_press"))
+    #expect(press["subtype"] == .string("button_1"))
+    #expect(press["device"] == device)
+    #expect(
+      announced("device_automation/patchbay_mqtt/bedside_double_click")?["type"] == .string("button_double_press"))
+    #expect(announced("device_automation/patchbay_mqtt/bedside_hold")?["type"] == .string("button_long_press"))
+    // Retained: a late subscriber (HA starting later) gets them all.
+    let late = try broker.subscribe(["homeassistant/#"])
+    try eventually("retained configs; seen: \(late.messages)") {
+      late.messages.count == 8 && late.messages.allSatisfy(\.retained)
+    }
+
+    // Hub values to HA.
+    let liveHub = try #require(hub)
+    try liveHub.send("mqtt.ha.desk_lamp.state", "true")
+    try liveHub.send("mqtt.ha.ceiling.state", #"{"on":true,"brightness":40,"color":{"hue":200,"saturation":50}}"#)
+    try liveHub.send("mqtt.ha.temperature.state", "21.5")
+    try liveHub.send("mqtt.ha.door.state", "false")
+    try liveHub.send("mqtt.ha.bedside.press", "double_click")
+    try eventually("states published; seen: \(ha.messages)") {
+      ha.payloads(on: "patchbay/test/ha/desk_lamp/state") == ["ON"]
+        && ha.payloads(on: "patchbay/test/ha/ceiling/state")
+          == [#"{"state":"ON","brightness":40,"color_mode":"hs","color":{"h":200,"s":50}}"#]
+        && ha.payloads(on: "patchbay/test/ha/temperature/state") == ["21.5"]
+        && ha.payloads(on: "patchbay/test/ha/door/state") == ["OFF"]
+        && ha.payloads(on: "patchbay/test/ha/bedside/action") == ["double_click"]
+    }
+
+    // HA's commands to the hub.
+    let watch = try liveHub.watchReady(broker: broker)
+    try broker.publish("patchbay/test/ha/desk_lamp/set", "OFF")
+    try broker.publish(
+      "patchbay/test/ha/ceiling/set", #"{"state":"ON","brightness":60,"color":{"h":30,"s":100},"transition":2}"#)
+    try broker.publish("patchbay/test/ha/ceiling/set", "garbage")
+    try eventually("commands on the ports; watch:\n\(watch.process.output)") {
+      watch.values("mqtt.ha.desk_lamp.command") == [.bool(false)] && watch.values("mqtt.ha.ceiling.command").count == 1
+    }
+    let command = try #require(watch.values("mqtt.ha.ceiling.command").first)
+    #expect(command["on"] == .bool(true) && command["brightness"]?.doubleValue == 60)
+    #expect(command["color"]?["hue"]?.doubleValue == 30 && command["transition_ms"]?.doubleValue == 2000)
+    try liveHub.process.waitForLine(containing: "ignored a message on 'patchbay/test/ha/ceiling/set'")
+
+    // HA restarts: its birth message asks for the configs again.
+    try broker.publish("homeassistant/status", "online")
+    try eventually("announced again; seen: \(ha.messages.count)") {
+      ha.messages.filter { $0.topic.hasPrefix(prefix + "/") && $0.topic.hasSuffix("/config") }.count == 16
+    }
+
+    // The door is removed from the config: its config is cleared (empty, retained) at the next start.
+    try liveHub.process.terminate(within: 60)
+    hub = nil
+    hub = try MQTTHub(directory: directory, mqtt: self.config(port: broker.port, withDoor: false))
+    try eventually("door config removed; seen: \(ha.messages.suffix(12))") {
+      ha.messages.last { $0.topic == "homeassistant/binary_sensor/patchbay_mqtt/door/config" }?.payload == ""
+    }
+    let after = try broker.subscribe(["homeassistant/#"])
+    try eventually("7 retained configs left; seen: \(after.messages)") { after.messages.count == 7 }
+    #expect(!after.messages.contains { $0.topic.contains("door") })
+  }
+}
