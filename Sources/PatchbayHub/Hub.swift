@@ -166,6 +166,11 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     if kind == .state { store.retain(value, for: source.description) }
     notifyWatchers("\(source) \(value)")
     for route in lock.withLock({ routes.routes(from: source) }) {
+      if let condition = route.condition,
+        !condition.holds(for: store.retainedValue(for: condition.source.description))
+      {
+        continue
+      }
       var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
       let before = position
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }

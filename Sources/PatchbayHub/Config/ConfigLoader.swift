@@ -11,7 +11,7 @@ public struct ConfigLoader: Sendable {
     "queue_size",
   ]
   static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
-  static let routeKeys = ["name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary"]
+  static let routeKeys = ["name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary", "when"]
   static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
   /// Runs before any file is parsed; a diagnostic it returns is the only one reported. The CLI
@@ -334,10 +334,17 @@ public struct ConfigLoader: Sendable {
     if let value = entry["name"] {
       if case .string(let text) = value { name = text } else { fail("name", "must be a string") }
     }
+    var when: RouteCondition?
+    if let value = entry["when"] {
+      switch RouteCondition.parse(value) {
+      case .success(let condition): when = condition
+      case .failure(let error): fail("when", error.message)
+      }
+    }
     guard diagnostics.count == count, let from else { return nil }
     return RouteSpec(
       index: index, name: name, from: from, to: to, cycleTo: cycleTo, filter: filter, map: map, value: entry["value"],
-      cycle: cycle, momentary: momentary, file: file)
+      cycle: cycle, momentary: momentary, when: when, file: file)
   }
 
   static func resolve(_ path: String, relativeTo base: String) -> String {

@@ -15,6 +15,8 @@ public struct RouteSpec: Sendable, Equatable {
   public var value: JSONValue?
   public var cycle: [JSONValue]?
   public var momentary: Momentary?
+  /// Fires only while a state output's retained value matches.
+  public var when: RouteCondition?
   public var file: String
 
   public struct Momentary: Sendable, Equatable {
@@ -32,6 +34,7 @@ public struct RouteSpec: Sendable, Equatable {
     if let map { text += " map \(JSONValue.object(map).description)" }
     if let value { text += " value \(value.description)" }
     if let cycle { text += " cycle \(JSONValue.array(cycle).description)" }
+    if let when { text += " when \(when.description)" }
     return text
   }
 

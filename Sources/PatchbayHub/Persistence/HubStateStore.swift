@@ -49,6 +49,11 @@ final class HubStateStore: @unchecked Sendable {
     }
   }
 
+  /// The retained value of one state output (what a route condition compares with).
+  func retainedValue(for address: String) -> Value? {
+    lock.withLock { snapshot.retained[address] }.flatMap { try? Value.fromJSON($0.value, as: $0.type) }
+  }
+
   func retain(_ value: Value, for address: String) {
     let entry = RetainedValue(type: value.type, value: value.json)
     let changed = lock.withLock { () -> Bool in

@@ -13,6 +13,7 @@ public struct CompiledRoute: Sendable {
   public var cycle: [Value]?
   public var momentaryReset: Value?
   public var momentaryDelayMs: Int
+  public var condition: CompiledCondition?
 
   public var id: String { spec.identity }
   public var targets: [PortAddress] { spec.targets }

@@ -44,6 +44,7 @@ public enum RouteCompiler {
       route.map = table
     }
     if let constant = spec.value { route.constant = parse(constant, as: targetType, "value") }
+    if let when = spec.when { route.condition = CompiledCondition.compile(when, catalog: catalog, fail: fail) }
     if let cycle = spec.cycle { route.cycle = cycle.compactMap { parse($0, as: targetType, "cycle") } }
     if let momentary = spec.momentary {
       route.momentaryReset = parse(momentary.reset, as: targetType, "momentary.reset")
