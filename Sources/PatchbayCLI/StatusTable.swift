@@ -24,6 +24,9 @@ enum StatusTable {
       lines.append(row.enumerated().map { $1.padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined())
     }
     for instance in status.instances {
+      for (trigger, time) in (instance.nextTimes ?? [:]).sorted(by: { $0.key < $1.key }) {
+        lines.append("\(instance.name): \(trigger) fires next at \(time)")
+      }
       if let failure = instance.failure {
         let since = instance.failedSince.map { ISO8601DateFormatter().string(from: $0) } ?? "?"
         lines.append("\(instance.name): failed since \(since): \(failure)")

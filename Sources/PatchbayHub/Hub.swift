@@ -278,6 +278,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       instances: runtimes.map { runtime in
         var status = runtime.status()
         status.peer = Self.peer(of: status, retained: retained)
+        status.nextTimes = Self.nextTimes(of: status, retained: retained)
         return status
       }.sorted { $0.name < $1.name },
       routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
@@ -342,6 +343,19 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     if !dropped.isEmpty { note += "; \(dropped.count) dropped, queue full (\(dropped.joined(separator: ", ")))" }
     logger.notice("\(note)")
     route(.trigger, from: PortAddress(instance: SceneSpec.instanceName, port: name + ".activated"), kind: .event)
+  }
+
+  /// A schedule says when each trigger fires next on `next.NAME` text state outputs.
+  static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
+    guard status.phase == .running else { return nil }
+    var times: [String: String] = [:]
+    for port in status.ports
+    where port.direction == .output && port.kind == .state && port.type == .text && port.name.hasPrefix("next.") {
+      if case .text(let text)? = retained["\(status.name).\(port.name)"], !text.isEmpty {
+        times[String(port.name.dropFirst("next.".count))] = text
+      }
+    }
+    return times.isEmpty ? nil : times
   }
 
   /// `patchbay restart INSTANCE`.

@@ -25,6 +25,8 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
   let config: ScheduleConfig
   let store: StateStore
   let ports: [String: OutputPort]
+  /// `next.NAME`: when each trigger fires next (ISO 8601 text; empty while none is planned).
+  let nextPorts: [String: OutputPort]
   private let running = Mutex(Running())
 
   init(context: PluginContext) throws {
@@ -32,11 +34,15 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
     config = try ScheduleConfig(json: context.configJSON)
     store = StateStore(directory: context.stateDirectory)
     var ports: [String: OutputPort] = [:]
+    var nextPorts: [String: OutputPort] = [:]
     for trigger in config.triggers {
       ports[trigger.name] = try context.addOutput(
         trigger.name, .trigger, kind: .event, description: "fires at \(trigger.rule)")
+      nextPorts[trigger.name] = try context.addOutput(
+        "next." + trigger.name, .text, kind: .state, description: "when \(trigger.name) fires next (ISO 8601)")
     }
     self.ports = ports
+    self.nextPorts = nextPorts
   }
 
   func start() throws {
@@ -114,8 +120,11 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
       defer { running.lastNext = settlement.next }
       return running.lastNext
     }
-    for trigger in config.triggers {
-      guard let instant = settlement.next[trigger.name], previous[trigger.name] != instant else { continue }
+    for trigger in config.triggers where settlement.next[trigger.name] != previous[trigger.name] {
+      if let port = nextPorts[trigger.name] {
+        _ = context.publish(.text(settlement.next[trigger.name].map(planner.iso8601) ?? ""), on: port)
+      }
+      guard let instant = settlement.next[trigger.name] else { continue }
       context.log(
         previous[trigger.name] == nil ? .info : .debug,
         "\(trigger.name) (\(trigger.rule)): next at \(planner.describe(instant))")

@@ -188,6 +188,17 @@ public struct SchedulePlanner: Sendable {
     return "\(zone.localTime(at: instant)) \(offset < 0 ? "-" : "+")\(two(minutes / 60)):\(two(minutes % 60))"
   }
 
+  /// An instant as ISO 8601 local time with its offset: "2026-03-29T03:00:00+02:00" (what the
+  /// `next.NAME` ports carry).
+  public func iso8601(_ instant: Int64) -> String {
+    let offset = zone.offset(at: instant)
+    let minutes = abs(offset) / 60
+    let local = zone.localTime(at: instant)
+    func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(Self.date(local))T\(two(Int64(local.hour))):\(two(Int64(local.minute))):\(two(Int64(local.second)))"
+      + "\(offset < 0 ? "-" : "+")\(two(minutes / 60)):\(two(minutes % 60))"
+  }
+
   static func date(_ day: LocalDateTime) -> String {
     String(day.description.prefix(10))
   }

@@ -26,6 +26,9 @@ public struct InstanceStatus: Sendable, Codable {
   /// The plugin's own peer connection (its `connected` bool state output), while it runs:
   /// "connected" or "disconnected"; nil for plugins without one.
   public var peer: String?
+  /// When each `next.NAME` text state output says something fires next (a schedule), while
+  /// the instance runs.
+  public var nextTimes: [String: String]?
   public var lastExit: String?
   public var failure: String?
   public var failedSince: Date?

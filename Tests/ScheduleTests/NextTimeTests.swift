@@ -1,0 +1,32 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// Each trigger says when it fires next on `next.NAME`, and `patchbay status` shows it.
+@Suite(.serialized) struct NextTimeTests {
+  @Test func statusShowsWhenEachTriggerFiresNext() throws {
+    let hub = try ScheduleHub(plugins: ["schedule"])
+    try hub.writeConfig(
+      """
+      [instances.clock]
+      plugin = "schedule"
+      time_zone = "Europe/Berlin"
+      [[instances.clock.triggers]]
+      name = "new_year"
+      cron = "0 0 1 1 *"
+      """)
+    try hub.start()
+    // The next 1 January, midnight in Berlin (+01:00 in winter).
+    let year = Calendar(identifier: .gregorian).component(.year, from: Date()) + 1
+    let expected = "clock: new_year fires next at \(year)-01-01T00:00:00+01:00"
+    try eventually("status shows the next time") {
+      let status = try runProgram(BuildProducts.executable("patchbay"), ["status", "--config", hub.configPath])
+      return status.output.contains(expected)
+    }
+    let watched = try runProgram(
+      BuildProducts.executable("patchbay"), ["status", "--json", "--config", hub.configPath]
+    ).output
+    #expect(watched.contains("\"new_year\" : \"\(year)-01-01T00:00:00+01:00\""), "\(watched)")
+    try hub.stop()
+  }
+}
