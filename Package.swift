@@ -56,6 +56,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -84,6 +85,8 @@ let package = Package(
       dependencies: [
         "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
         // BEGIN cli plugin helpers
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),

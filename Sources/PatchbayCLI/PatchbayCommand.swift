@@ -3,7 +3,7 @@ import PatchbayHub
 
 /// `patchbay`: the hub daemon and the tools to operate it.
 @main
-struct PatchbayCommand: ParsableCommand {
+struct PatchbayCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "patchbay",
     abstract: "A home-automation hub whose plugins run isolated, wired by typed routes.",

@@ -1,0 +1,29 @@
+import Logging
+import PatchbayHub
+import ServiceLifecycle
+import UnixSignals
+
+/// SIGHUP: reload the config file, one reload at a time (the hub serialises them with
+/// `patchbay reload` too). Reloading starts once the hub runs; a reload that waits on a slow
+/// plugin waits on its own thread, never holding back the other services (the watchdog).
+struct ReloadService: Service {
+  let hub: Hub
+  let configFile: String
+  let logger: Logger
+  let started: AsyncStream<Void>
+
+  func run() async throws {
+    var ready = started.makeAsyncIterator()
+    guard await ready.next() != nil else { return }
+    let hangups = await UnixSignalsSequence(trapping: .sighup)
+    for await _ in hangups.cancelOnGracefulShutdown() {
+      logger.notice("SIGHUP: reloading \(configFile)")
+      let refused = await offPool { () -> ConfigErrors? in
+        if case .failure(let errors) = ConfigReload.apply(to: hub, configFile: configFile) { return errors }
+        return nil
+      }
+      // A reload that happens logs its summary itself (`Hub.applyReload`), once.
+      if let refused { logger.error("reload refused; the running hub is unchanged:\n\(refused)") }
+    }
+  }
+}
