@@ -28,12 +28,16 @@ let package = Package(
     swiftPlugin("fault", target: "FaultPlugin"),
     // BEGIN flic products
     swiftPlugin("flic", target: "FlicPluginEntry"),
+    // `patchbay flic scan|list` runs it: the hub's binary links no SwiftNIO.
+    .executable(name: "patchbay-flic", targets: ["FlicTool"]),
     // END flic products
     // BEGIN homebridge products
     swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     // END homebridge products
     // BEGIN hue products
     swiftPlugin("hue", target: "HuePluginEntry"),
+    // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
+    .executable(name: "patchbay-hue", targets: ["HueTool"]),
     // END hue products
     // BEGIN party-lights products
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
@@ -88,11 +92,6 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
-        // BEGIN cli plugin helpers
-        "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
-        "HueProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        // END cli plugin helpers
       ],
       path: "Sources/PatchbayCLI", swiftSettings: strict),
     // One process per plugin instance: loads the library, speaks the wire protocol.
@@ -143,6 +142,14 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Sources/Simulators/Flicd", swiftSettings: strict),
+    // Pairing and listing buttons through flicd (`patchbay flic ...` runs it).
+    .executableTarget(
+      name: "FlicTool",
+      dependencies: [
+        "FlicProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Plugins/flic/Tool", swiftSettings: strict),
     // END flic targets
     // BEGIN homebridge targets
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
@@ -197,6 +204,14 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       path: "Sources/Simulators/Hue", swiftSettings: strict),
+    // Link-button pairing with a bridge (`patchbay hue pair` runs it).
+    .executableTarget(
+      name: "HueTool",
+      dependencies: [
+        "HueProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+      ],
+      path: "Plugins/hue/Tool", swiftSettings: strict),
     // END hue targets
     // BEGIN party-lights targets
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.

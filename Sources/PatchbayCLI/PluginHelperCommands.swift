@@ -1,10 +1,46 @@
 import ArgumentParser
+import Foundation
 
-// Per-plugin helper commands (`patchbay flic scan`, `patchbay hue pair`, ...). Each bundled
-// plugin that needs pairing adds its command group here.
-let pluginHelperCommands: [any ParsableCommand.Type] = [
-  // BEGIN plugin helper commands
-  FlicCommand.self,
-  HueHelperCommand.self,
-  // END plugin helper commands
-]
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Per-plugin helper commands (`patchbay flic scan`, `patchbay hue pair`). Each lives with its
+// plugin as its own program (`patchbay-flic`, `patchbay-hue`, installed with the plugin's
+// package), so the hub's binary links neither SwiftNIO nor an HTTP client; these run them.
+let pluginHelperCommands: [any ParsableCommand.Type] = [FlicHelper.self, HueHelper.self]
+
+struct FlicHelper: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "flic", abstract: "Pair Flic buttons with flicd and list them (runs patchbay-flic: scan, list).")
+  @Argument(parsing: .captureForPassthrough, help: "scan | list, and their options") var arguments: [String] = []
+
+  func run() throws { try PluginHelper.exec("patchbay-flic", plugin: "flic", arguments) }
+}
+
+struct HueHelper: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "hue", abstract: "Pair with a Hue bridge (runs patchbay-hue: pair BRIDGE).")
+  @Argument(parsing: .captureForPassthrough, help: "pair BRIDGE, and its options") var arguments: [String] = []
+
+  func run() throws { try PluginHelper.exec("patchbay-hue", plugin: "hue", arguments) }
+}
+
+enum PluginHelper {
+  /// Replaces this process with the helper found beside `patchbay` (a `swift build` tree) or
+  /// where the plugin's package installs it.
+  static func exec(_ name: String, plugin: String, _ arguments: [String]) throws {
+    let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let candidates = [(own as NSString).deletingLastPathComponent + "/" + name, "/usr/lib/patchbay/" + name]
+    guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+      printError(
+        "\(name) is not installed (looked in \(candidates.joined(separator: ", "))): "
+          + "install the package patchbay-plugin-\(plugin)")
+      throw ExitCode(1)
+    }
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    execv(path, argv)
+    printError("cannot run \(path): \(String(cString: strerror(errno)))")
+    throw ExitCode(1)
+  }
+}

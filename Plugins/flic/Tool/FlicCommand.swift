@@ -2,11 +2,17 @@ import ArgumentParser
 import FlicProtocol
 import Foundation
 
-/// `patchbay flic`: pair Flic buttons with flicd and list the paired ones.
+/// `patchbay-flic` (run as `patchbay flic`): pair Flic buttons with flicd and list the paired
+/// ones. It ships with the flic plugin, so the hub's own binary links no network stack.
+@main
 struct FlicCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "flic", abstract: "Pair Flic buttons with flicd and list them.",
+    commandName: "patchbay flic", abstract: "Pair Flic buttons with flicd and list them.",
     subcommands: [FlicScanCommand.self, FlicListCommand.self])
+}
+
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
 /// Where flicd listens.
