@@ -1,5 +1,7 @@
 // libFuzzer target for the hub <-> plugin-host frame decoders: any bytes must decode to a
 // message or a WireError, never crash; decoded messages must re-encode to the same bytes.
+// The same bytes as text go through the plugin host's JSON reader (each instance's config):
+// it must answer or refuse, never crash, and what it reads must read back the same.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let frame = Array(UnsafeBufferPointer(start: data, count: size))
@@ -8,6 +10,10 @@ public func fuzzWireFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   }
   if let message = try? HubMessage.decode(frame) {
     precondition((try? HubMessage.decode(message.encode())) == message, "hub message does not round-trip")
+  }
+  let text = String(decoding: frame, as: UTF8.self)
+  if let json = JSONValue.parse(text) {
+    precondition(JSONValue.parse(json.description) == json, "JSON does not round-trip: \(json.description)")
   }
   return 0
 }
