@@ -5,6 +5,28 @@ import Testing
 /// `patchbay demo`, the README's first command: flicd simulator -> flic plugin -> hub ->
 /// homebridge-websocket plugin -> Homebridge simulator, with a hub restart in the middle.
 @Suite(.serialized) struct DemoTests {
+  /// `patchbay demo --standalone`: the same button drives the hub's own scenes on the Hue
+  /// simulator, and the schedule plugin's clock runs a third scene.
+  @Test func theStandaloneStoryRunsScenesAndTheClock() throws {
+    let directory = try TemporaryDirectory("patchbay-demo-standalone")
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["demo", "--standalone", "--directory", directory.path], within: 300)
+    #expect(result.status == 0, "\(result.output)")
+    let milestones = [
+      "1. Single click: scene good_morning", "light 1: on, bri 80 %, ct 250", "light 2: on, bri 80 %, ct 250",
+      "2. Single click again: scene good_night", "light 1: off", "light 2: off",
+      "3. The clock", "light 3: on, bri 40 %, ct 400", "Demo complete",
+    ]
+    var searchFrom = result.output.startIndex
+    for milestone in milestones {
+      guard let found = result.output.range(of: milestone, range: searchFrom..<result.output.endIndex) else {
+        Issue.record("missing, or out of order: \(milestone)\n--- output:\n\(result.output)")
+        return
+      }
+      searchFrom = found.upperBound
+    }
+  }
+
   @Test func theBedsideStoryPlaysOutEndToEnd() throws {
     let directory = try TemporaryDirectory("patchbay-demo-test")
     let result = try runProgram(

@@ -15,6 +15,9 @@ struct DemoCommand: ParsableCommand {
   @Flag(help: "Keep everything running afterwards and take button presses from the keyboard.")
   var interactive = false
 
+  @Flag(help: "The story without HomeKit: the button toggles the hub's own scenes, a schedule lights the hall.")
+  var standalone = false
+
   @Option(help: "Keep the demo's files (config, state, hub log) in this directory.")
   var directory: String?
 
@@ -24,6 +27,10 @@ struct DemoCommand: ParsableCommand {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     defer { if directory == nil { try? FileManager.default.removeItem(atPath: work) } }
     let tools = try DemoTools()
+    if standalone {
+      try StandaloneStory.play(tools: tools, work: work)
+      return
+    }
     let flicdPort = DemoTools.freePort()
     let homebridgePort = DemoTools.freePort()
     let huePort = DemoTools.freePort()
