@@ -184,8 +184,10 @@ typedef uint32_t pb_port_direction;
 #define PB_PORT_OUTPUT 2 /* the plugin publishes values                        */
 
 typedef uint32_t pb_port_kind;
-/* Every value matters, in order (button presses). Delivered through a bounded queue;
- * overflow is counted and logged by the hub. */
+/* Every value matters, in order (button presses). Delivered through a bounded queue. When a
+ * running consumer's queue is full, the producer's publish() waits (back-pressure) instead of
+ * the event being dropped; only for a consumer that is down or hung is overflow counted and
+ * logged by the hub. */
 #define PB_PORT_EVENT 1
 /* Only the latest value matters (a switch, a light). A slow consumer gets the newest value,
  * never a backlog. The hub keeps the last value of every state output and gives it to an
@@ -232,8 +234,11 @@ typedef struct pb_host_api {
 
   /* [any thread] Publish a value on an output port. The value is copied before return.
    * Returns PB_ERR_UNKNOWN_PORT, PB_ERR_TYPE_MISMATCH or PB_ERR_INVALID_STATE (before start
-   * or after stop). Never blocks for long: the hub applies back-pressure by coalescing state
-   * values and queueing events. */
+   * or after stop). State values never wait (only the newest is kept). On an event port,
+   * publish() may wait while a consumer of those events is full and running: back-pressure,
+   * so that between healthy instances no event is lost; it waits at most the consumer's hang
+   * deadline. A plugin that must not wait publishes from a thread of its own; the hub does
+   * not count heartbeat answers it held back this way as a hang. */
   pb_status (*publish)(pb_host *host, uint32_t port_index, const pb_value *value);
 
   /* [any thread] Log one line; the hub prefixes it with the instance name and filters it by
