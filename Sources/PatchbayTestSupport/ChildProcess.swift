@@ -21,6 +21,10 @@ public final class ChildProcess: @unchecked Sendable {
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let pipe = Pipe()
+    // Not inherited by the children other tests start at the same time: one that held this
+    // pipe's write end would delay its end of stream until it exits.
+    _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
     process.standardOutput = pipe
     process.standardError = pipe
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
