@@ -1,0 +1,82 @@
+import Foundation
+import PatchbayTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A hub under test with the python plugin: a temp dir holding its config, state, control socket,
+/// the plugin directory (links to the built plugins) and the Python modules the instances run.
+final class PythonHub: @unchecked Sendable {
+  let directory: TemporaryDirectory
+  var hub: ChildProcess?
+
+  init() throws {
+    directory = try TemporaryDirectory("patchbay-python")
+    let plugins = directory.path + "/plugins"
+    try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+    for name in ["python", "example-c", "example-swift"] {
+      try FileManager.default.createSymbolicLink(
+        atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
+    }
+  }
+
+  var path: String { directory.path }
+  var configPath: String { path + "/patchbay.toml" }
+
+  /// Writes a Python module into the temp dir and returns its path.
+  @discardableResult
+  func writeModule(_ name: String, _ source: String) throws -> String {
+    try directory.write("modules/\(name).py", source)
+  }
+
+  func writeConfig(_ body: String) throws {
+    try directory.write(
+      "patchbay.toml",
+      """
+      [hub]
+      state_directory = "\(path)/state"
+      control_socket = "\(path)/control.sock"
+      plugin_path = ["\(path)/plugins"]
+
+      \(body)
+      """)
+  }
+
+  /// Starts `patchbay run` and waits until the hub said it started.
+  func start() throws {
+    let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
+    hub = process
+    try process.waitForLine(containing: "hub started", within: 60)
+    try eventually("control socket", within: 30) { FileManager.default.fileExists(atPath: path + "/control.sock") }
+  }
+
+  /// Runs a `patchbay` subcommand with this config.
+  func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
+    var args = arguments
+    args.insert(contentsOf: ["--config", configPath], at: 1)
+    return try runProgram(BuildProducts.executable("patchbay"), args)
+  }
+
+  /// Lines of a file the test's modules or the example-swift recorder write (empty if absent).
+  func lines(_ file: String) -> [String] {
+    ((try? String(contentsOfFile: path + "/" + file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// The pid of a running instance, from `patchbay status --json`.
+  func pid(of instance: String) throws -> Int32? {
+    let status = try cli("status", "--json")
+    guard status.status == 0,
+      let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any],
+      let instances = json["instances"] as? [[String: Any]],
+      let entry = instances.first(where: { $0["name"] as? String == instance }),
+      entry["phase"] as? String == "running"
+    else { return nil }
+    return entry["pid"] as? Int32
+  }
+
+  /// The hub's output so far (its log and every plugin's).
+  var log: String { hub?.output ?? "" }
+
+  deinit { hub?.signal(SIGKILL) }
+}
