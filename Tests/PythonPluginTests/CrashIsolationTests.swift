@@ -2,62 +2,64 @@ import Foundation
 import PatchbayTestSupport
 import Testing
 
-/// An interpreter that dies (os.abort() from Python) costs only its own instance: the supervisor
-/// restarts it in a new process and the other Python instance keeps its process and its work.
-@Suite(.serialized) struct CrashIsolationTests {
-  static let crasher = """
-    import os
+extension PythonPluginTests {
+  /// An interpreter that dies (os.abort() from Python) costs only its own instance: the supervisor
+  /// restarts it in a new process and the other Python instance keeps its process and its work.
+  @Suite struct CrashIsolationTests {
+    static let crasher = """
+      import os
 
-    def create(ctx, config):
-        ctx.add_input("boom", "trigger")
+      def create(ctx, config):
+          ctx.add_input("boom", "trigger")
 
-    def receive(ctx, port, value):
-        os.abort()
-    """
-
-  static let steady = """
-    def create(ctx, config):
-        ctx.add_input("level", "integer")
-        ctx.out = config["out"]
-
-    def receive(ctx, port, value):
-        with open(ctx.out, "a") as out:
-            out.write(f"{value}\\n")
-    """
-
-  @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
-    let hub = try PythonHub()
-    try hub.writeConfig(
+      def receive(ctx, port, value):
+          os.abort()
       """
-      [instances.crasher]
-      plugin = "python"
-      module = "\(try hub.writeModule("crasher", Self.crasher))"
 
-      [instances.steady]
-      plugin = "python"
-      module = "\(try hub.writeModule("steady", Self.steady))"
-      out = "\(hub.path)/steady.txt"
-      """)
-    try hub.start()
-    var crasherPID: Int32?
-    var steadyPID: Int32?
-    try eventually("both running", within: 60) {
-      crasherPID = try hub.pid(of: "crasher")
-      steadyPID = try hub.pid(of: "steady")
-      return crasherPID != nil && steadyPID != nil
-    }
-    #expect(try hub.cli("send", "steady.level", "1").status == 0)
-    try eventually("steady got 1", within: 60) { hub.lines("steady.txt") == ["1"] }
+    static let steady = """
+      def create(ctx, config):
+          ctx.add_input("level", "integer")
+          ctx.out = config["out"]
 
-    #expect(try hub.cli("send", "crasher.boom", "trigger").status == 0)
-    // A new process for the crasher, running again; the steady instance kept its own.
-    try eventually("crasher restarted in a new process", within: 90) {
-      guard let pid = try hub.pid(of: "crasher") else { return false }
-      return pid != crasherPID
+      def receive(ctx, port, value):
+          with open(ctx.out, "a") as out:
+              out.write(f"{value}\\n")
+      """
+
+    @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
+      let hub = try PythonHub()
+      try hub.writeConfig(
+        """
+        [instances.crasher]
+        plugin = "python"
+        module = "\(try hub.writeModule("crasher", Self.crasher))"
+
+        [instances.steady]
+        plugin = "python"
+        module = "\(try hub.writeModule("steady", Self.steady))"
+        out = "\(hub.path)/steady.txt"
+        """)
+      try hub.start()
+      var crasherPID: Int32?
+      var steadyPID: Int32?
+      try eventually("both running", within: 60) {
+        crasherPID = try hub.pid(of: "crasher")
+        steadyPID = try hub.pid(of: "steady")
+        return crasherPID != nil && steadyPID != nil
+      }
+      #expect(try hub.cli("send", "steady.level", "1").status == 0)
+      try eventually("steady got 1", within: 60) { hub.lines("steady.txt") == ["1"] }
+
+      #expect(try hub.cli("send", "crasher.boom", "trigger").status == 0)
+      // A new process for the crasher, running again; the steady instance kept its own.
+      try eventually("crasher restarted in a new process", within: 90) {
+        guard let pid = try hub.pid(of: "crasher") else { return false }
+        return pid != crasherPID
+      }
+      #expect(try hub.pid(of: "steady") == steadyPID)
+      #expect(try hub.cli("send", "steady.level", "2").status == 0)
+      try eventually("steady got 2", within: 60) { hub.lines("steady.txt") == ["1", "2"] }
+      #expect(try hub.hub!.terminate(within: 60) == 0)
     }
-    #expect(try hub.pid(of: "steady") == steadyPID)
-    #expect(try hub.cli("send", "steady.level", "2").status == 0)
-    try eventually("steady got 2", within: 60) { hub.lines("steady.txt") == ["1", "2"] }
-    #expect(try hub.hub!.terminate(within: 60) == 0)
   }
 }
