@@ -24,6 +24,12 @@ final class PythonHub: @unchecked Sendable {
   var path: String { directory.path }
   var configPath: String { path + "/patchbay.toml" }
 
+  static let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
   /// Writes a Python module into the temp dir and returns its path.
   @discardableResult
   func writeModule(_ name: String, _ source: String) throws -> String {
