@@ -248,7 +248,7 @@ let package = Package(
     // A plugin instance written in Python: one embedded interpreter per instance, in C (no Swift runtime).
     .target(
       name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin", publicHeadersPath: ".",
-      linkerSettings: pluginExports),
+      cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
     // END python targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
