@@ -44,6 +44,28 @@ extension PythonPluginTests {
       #expect(check.output.contains("4 problems found"))
     }
 
+    /// The plugin is loaded RTLD_LOCAL; CPython's C extension modules still find libpython's symbols.
+    @Test func theStandardLibrarysCExtensionsImport() throws {
+      let hub = try PythonHub()
+      let module = try hub.writeModule(
+        "extensions",
+        """
+        import ctypes, decimal, hashlib, json, socket, sqlite3, ssl
+
+        def create(ctx, config):
+            sqlite3.connect(":memory:").execute("select 1")
+            ctx.add_output("ok", "bool")
+        """)
+      try hub.writeConfig(
+        """
+        [instances.extensions]
+        plugin = "python"
+        module = "\(module)"
+        """)
+      let check = try hub.cli("check")
+      #expect(check.status == 0, "\(check.output)")
+    }
+
     @Test func aVenvsPackagesAreImportableAndAMissingVenvIsReported() throws {
       let hub = try PythonHub()
       let version = try runProgram(

@@ -3,17 +3,20 @@ import PatchbayTestSupport
 import Testing
 
 extension PythonPluginTests {
-  /// An interpreter that dies (os.abort() from Python) costs only its own instance: the supervisor
+  /// An interpreter that dies (os.abort(), or a segfault through ctypes) costs only its own instance: the supervisor
   /// restarts it in a new process and the other Python instance keeps its process and its work.
   @Suite struct CrashIsolationTests {
     static let crasher = """
-      import os
+      import ctypes, os
 
       def create(ctx, config):
           ctx.add_input("boom", "trigger")
+          ctx.add_input("segv", "trigger")
 
       def receive(ctx, port, value):
-          os.abort()
+          if port == "boom":
+              os.abort()
+          ctypes.string_at(0)   # a segfault inside the interpreter
       """
 
     static let steady = """
@@ -56,6 +59,16 @@ extension PythonPluginTests {
         guard let pid = try hub.pid(of: "crasher") else { return false }
         return pid != crasherPID
       }
+      #expect(try hub.pid(of: "steady") == steadyPID)
+
+      // A segfault through ctypes: the same.
+      let abortedPID = try hub.pid(of: "crasher")
+      #expect(try hub.cli("send", "crasher.segv", "trigger").status == 0)
+      try eventually("crasher restarted after a segfault", within: 90) {
+        guard let pid = try hub.pid(of: "crasher") else { return false }
+        return pid != abortedPID && pid != crasherPID
+      }
+      #expect(hub.log.contains("SIGSEGV"))
       #expect(try hub.pid(of: "steady") == steadyPID)
       #expect(try hub.cli("send", "steady.level", "2").status == 0)
       try eventually("steady got 2", within: 60) { hub.lines("steady.txt") == ["1", "2"] }

@@ -1,7 +1,9 @@
 /* The interpreter and the user's module: CPython started without its signal handlers (the
  * plugin host owns signals), a venv's site-packages put first on sys.path, the module imported
  * from a path or by name. The import logic is Python, run once in the embedded interpreter. */
+#define _GNU_SOURCE /* dladdr */
 #include "python_plugin.h"
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,7 +50,18 @@ static const char bootstrap_source[] =
     "        raise ConfigError(f'module = \"{module}\": defines no create(ctx, config)')\n"
     "    return loaded\n";
 
+/* The host loads this plugin RTLD_LOCAL, so libpython's symbols are not global, and CPython's
+ * extension modules (lib-dynload: _ctypes, _ssl, _sqlite3, numpy, ...) do not link against
+ * libpython: they expect its symbols in the global scope. Re-open the already loaded libpython
+ * RTLD_GLOBAL (this process runs only this instance, so nothing else can be interposed on). */
+static int promote_libpython(void) {
+  Dl_info info;
+  if (!dladdr((void *)&Py_InitializeFromConfig, &info) || !info.dli_fname) return -1;
+  return dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD) ? 0 : -1;
+}
+
 int py_interpreter_start(void) {
+  if (promote_libpython()) return -1;
   if (PyImport_AppendInittab("patchbay", py_patchbay_module_init) < 0) return -1;
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
