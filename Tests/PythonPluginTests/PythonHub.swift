@@ -57,11 +57,18 @@ final class PythonHub: @unchecked Sendable {
     try eventually("control socket", within: 30) { FileManager.default.fileExists(atPath: path + "/control.sock") }
   }
 
-  /// Runs a `patchbay` subcommand with this config.
+  /// Runs a `patchbay` subcommand with this config. Its output goes to a file, read once it
+  /// exited: waiting for a pipe's end of stream sometimes took 10 s here (the test process itself
+  /// still held the pipe's write end), which made these tests slow at random.
   func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
     var args = arguments
     args.insert(contentsOf: ["--config", configPath], at: 1)
-    return try runProgram(BuildProducts.executable("patchbay"), args)
+    let output = path + "/cli-\(UUID().uuidString.prefix(8)).out"
+    let child = try ChildProcess(
+      "/bin/sh",
+      ["-c", #"out="$1"; shift; exec "$@" > "$out" 2>&1"#, "sh", output, BuildProducts.executable("patchbay")] + args)
+    let status = try child.waitForExit(within: 120)
+    return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
   }
 
   /// Lines of a file the test's modules or the example-swift recorder write (empty if absent).
