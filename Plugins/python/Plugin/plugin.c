@@ -190,9 +190,14 @@ static pb_status python_stop(void *instance, pb_error *error) {
 }
 
 static void python_destroy(void *instance) {
+  /* After a failed start() there was no stop(): close the host table to the module's threads. */
+  py_plugin *plugin = instance;
+  pthread_mutex_lock(&plugin->host_lock);
+  plugin->publishing = 0;
+  plugin->host_open = 0;
+  pthread_mutex_unlock(&plugin->host_lock);
   /* The interpreter is not finalized and the instance not freed: the module's threads may still
    * hold the context, and Py_FinalizeEx would wait for them. The process ends next. */
-  (void)instance;
 }
 
 static const pb_plugin_descriptor descriptor = {
