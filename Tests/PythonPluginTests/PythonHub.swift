@@ -88,6 +88,10 @@ final class PythonHub: @unchecked Sendable {
     return entry["pid"] as? Int32
   }
 
+  func waitForLogLine(containing text: String) throws {
+    try hub?.waitForLine(containing: text, within: 60)
+  }
+
   /// The hub's output so far (its log and every plugin's).
   var log: String { hub?.output ?? "" }
 
