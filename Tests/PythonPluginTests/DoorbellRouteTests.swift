@@ -54,14 +54,9 @@ extension PythonPluginTests {
         watch = "\(hub.path)/watch"
         seen = "\(hub.path)/seen.txt"
 
-        [instances.counter]
-        plugin = "example-c"
+        \(PythonHub.counter)
 
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(hub.path)/probe.jsonl"
-        ports = [{ name = "count", type = "integer", kind = "state" },
-                 { name = "ready", type = "trigger", kind = "event" }]
+        \(hub.probe("count:integer:state", "ready:trigger:event"))
 
         [[routes]]
         from = "door.press"

@@ -24,14 +24,9 @@ extension PythonPluginTests {
 
           interval = 0.02
 
-          [instances.counter]
-          plugin = "example-c"
+          \(PythonHub.counter)
 
-          [instances.probe]
-          plugin = "example-swift"
-          record = "\(hub.path)/probe.jsonl"
-          ports = [{ name = "count", type = "integer", kind = "state" },
-                   { name = "rings", type = "integer", kind = "state" }]
+          \(hub.probe("count:integer:state", "rings:integer:state"))
 
           [[routes]]
           from = "doorbell.press"

@@ -49,6 +49,27 @@ final class PythonHub: @unchecked Sendable {
       """)
   }
 
+  /// Config for the example C counter (`counter`: input `increment`, `set`; output `count`).
+  static let counter = """
+    [instances.counter]
+    plugin = "example-c"
+    """
+
+  /// Config for a recorder: an example-swift instance `probe` with one input per "NAME:TYPE:KIND",
+  /// each value it gets appended to probe.jsonl (read with `lines("probe.jsonl")`).
+  func probe(_ ports: String...) -> String {
+    let entries = ports.map { port in
+      let part = port.split(separator: ":")
+      return #"{ name = "\#(part[0])", type = "\#(part[1])", kind = "\#(part[2])" }"#
+    }
+    return """
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(path)/probe.jsonl"
+      ports = [\(entries.joined(separator: ", "))]
+      """
+  }
+
   /// Starts `patchbay run` and waits until the hub said it started.
   func start() throws {
     let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])

@@ -45,14 +45,9 @@ extension PythonPluginTests {
         plugin = "doorbell"
         message = "Someone is at the door"
 
-        [instances.counter]
-        plugin = "example-c"
+        \(PythonHub.counter)
 
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(hub.path)/probe.jsonl"
-        ports = [{ name = "count", type = "integer", kind = "state" },
-                 { name = "ring", type = "text", kind = "event" }]
+        \(hub.probe("count:integer:state", "ring:text:event"))
 
         [[routes]]
         from = "door.rings"

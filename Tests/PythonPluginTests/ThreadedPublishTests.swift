@@ -36,13 +36,9 @@ extension PythonPluginTests {
         module = "\(try hub.writeModule("burst", Self.module))"
         per_thread = 250
 
-        [instances.counter]
-        plugin = "example-c"
+        \(PythonHub.counter)
 
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(hub.path)/probe.jsonl"
-        ports = [{ name = "count", type = "integer", kind = "state" }]
+        \(hub.probe("count:integer:state"))
 
         [[routes]]
         from = "burst.tick"

@@ -40,10 +40,7 @@ extension PythonPluginTests {
         plugin = "python"
         module = "\(try hub.writeModule("timers", Self.module))"
 
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(hub.path)/probe.jsonl"
-        ports = [{ name = "done", type = "text", kind = "event" }]
+        \(hub.probe("done:text:event"))
 
         [[routes]]
         from = "timers.done"

@@ -49,12 +49,7 @@ extension PythonPluginTests {
         module = "\(try hub.writeModule("publisher", Self.publisher))"
         report = "\(hub.path)/report.txt"
 
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(hub.path)/probe.jsonl"
-        ports = [{ name = "level", type = "integer", kind = "state" },
-                 { name = "lamp", type = "light", kind = "state" },
-                 { name = "press", type = "button", kind = "event" }]
+        \(hub.probe("level:integer:state", "lamp:light:state", "press:button:event"))
 
         [[routes]]
         from = "source.level"
