@@ -68,3 +68,16 @@ void py_exception_summary(char *buffer, size_t capacity) {
   Py_XDECREF(value);
   Py_XDECREF(traceback);
 }
+
+void py_take_exception(py_plugin *plugin, const char *where, char *summary, size_t capacity) {
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  Py_XINCREF(type);
+  Py_XINCREF(value);
+  Py_XINCREF(traceback);
+  PyErr_Restore(type, value, traceback);
+  py_exception_summary(summary, capacity); /* takes the first references */
+  PyErr_Restore(type, value, traceback);
+  if (plugin) py_log_exception(plugin, where);
+  PyErr_Clear();
+}

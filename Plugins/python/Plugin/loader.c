@@ -109,14 +109,8 @@ PyObject *py_load_user_module(const char *module, const char *venv, pb_error *er
     /* A syntax error, or the module's own import failing: the one-line reason for check, the
      * traceback in the log. */
     char summary[PB_ERROR_CAPACITY];
-    Py_XINCREF(type);
-    Py_XINCREF(value);
-    Py_XINCREF(traceback);
     PyErr_Restore(type, value, traceback);
-    py_exception_summary(summary, sizeof summary);
-    PyErr_Restore(type, value, traceback);
-    if (py_plugin_current) py_log_exception(py_plugin_current, "importing the module");
-    PyErr_Clear();
+    py_take_exception(py_plugin_current, "importing the module", summary, sizeof summary);
     snprintf(error->message, PB_ERROR_CAPACITY, "module = \"%.200s\": importing it raised %.250s", module, summary);
   }
   return NULL;

@@ -92,15 +92,7 @@ static pb_status python_create(const pb_create_args *args, void **instance_out, 
     plugin->creating = 0;
     if (!result) {
       char summary[PB_ERROR_CAPACITY];
-      PyObject *type, *value, *traceback;
-      PyErr_Fetch(&type, &value, &traceback);
-      Py_XINCREF(type);
-      Py_XINCREF(value);
-      Py_XINCREF(traceback);
-      PyErr_Restore(type, value, traceback);
-      py_exception_summary(summary, sizeof summary);
-      PyErr_Restore(type, value, traceback);
-      py_log_exception(plugin, "create(ctx, config)");
+      py_take_exception(plugin, "create(ctx, config)", summary, sizeof summary);
       snprintf(error->message, PB_ERROR_CAPACITY, "module = \"%.200s\": create(ctx, config) raised %.250s", module, summary);
       status = PB_ERR_INVALID_CONFIG;
     }
@@ -131,15 +123,7 @@ static pb_status python_start(void *instance, pb_error *error) {
   pb_status status = PB_OK;
   if (!result) {
     /* start() failing means the instance cannot run now: the supervisor retries with back-off. */
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    Py_XINCREF(type);
-    Py_XINCREF(value);
-    Py_XINCREF(traceback);
-    PyErr_Restore(type, value, traceback);
-    py_exception_summary(error->message, PB_ERROR_CAPACITY);
-    PyErr_Restore(type, value, traceback);
-    py_log_exception(plugin, "start(ctx)");
+    py_take_exception(plugin, "start(ctx)", error->message, PB_ERROR_CAPACITY);
     status = PB_ERR_UNAVAILABLE;
   }
   Py_XDECREF(result);

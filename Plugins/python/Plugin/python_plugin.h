@@ -66,6 +66,9 @@ void py_log_exception(py_plugin *plugin, const char *where);
 /* The current exception as one line ("ValueError: boom"), into `buffer`; clears it. */
 void py_exception_summary(char *buffer, size_t capacity);
 void py_host_log(py_plugin *plugin, pb_log_level level, const char *message);
+/* Both: the one-line summary into `summary` (for a pb_error) and the traceback to the log of
+ * `plugin` (may be NULL: not logged); clears the exception. */
+void py_take_exception(py_plugin *plugin, const char *where, char *summary, size_t capacity);
 
 /* loader.c: the interpreter, sys.path and venv, importing the user's module. */
 int py_interpreter_start(void);
