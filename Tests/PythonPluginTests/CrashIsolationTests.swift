@@ -29,6 +29,14 @@ extension PythonPluginTests {
               out.write(f"{value}\\n")
       """
 
+    static let unready = """
+      def create(ctx, config):
+          pass
+
+      def start(ctx):
+          raise ConnectionError("no doorbell here")
+      """
+
     @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
       let hub = try PythonHub()
       try hub.writeConfig(
@@ -72,6 +80,32 @@ extension PythonPluginTests {
       #expect(try hub.pid(of: "steady") == steadyPID)
       #expect(try hub.cli("send", "steady.level", "2").status == 0)
       try eventually("steady got 2", within: 60) { hub.lines("steady.txt") == ["1", "2"] }
+      #expect(try hub.hub!.terminate(within: 60) == 0)
+    }
+    /// start(ctx) raising fails the start: the traceback is logged, the supervisor retries in a
+    /// new process, and the other instance runs on.
+    @Test func aRaisingStartIsLoggedAndRetried() throws {
+      let hub = try PythonHub()
+      try hub.writeConfig(
+        """
+        [instances.unready]
+        plugin = "python"
+        module = "\(try hub.writeModule("unready", Self.unready))"
+
+        [instances.steady]
+        plugin = "python"
+        module = "\(try hub.writeModule("steady", Self.steady))"
+        out = "\(hub.path)/steady.txt"
+        """)
+      try hub.start()
+      try eventually("a retry after the failed start", within: 60) {
+        hub.log.contains("start(ctx) raised (error 1 of this instance)")
+          && hub.log.contains("ConnectionError: no doorbell here")
+          && hub.log.contains("[unready] start failed: ConnectionError: no doorbell here")
+          && hub.log.contains("restart 2 of")
+      }
+      #expect(try hub.cli("send", "steady.level", "3").status == 0)
+      try eventually("steady got 3", within: 60) { hub.lines("steady.txt") == ["3"] }
       #expect(try hub.hub!.terminate(within: 60) == 0)
     }
   }
