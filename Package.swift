@@ -247,8 +247,8 @@ let package = Package(
       providers: [.apt(["libpython3-dev"])]),
     // A plugin instance written in Python: one embedded interpreter per instance, in C (no Swift runtime).
     .target(
-      name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin", publicHeadersPath: ".",
-      cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
+      name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin",
+      publicHeadersPath: ".", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
     // END python targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
