@@ -48,6 +48,9 @@ let package = Package(
     // BEGIN mqtt products
     swiftPlugin("mqtt", target: "MQTTPluginEntry"),
     // END mqtt products
+    // BEGIN python products
+    .library(name: "patchbay-plugin-python", type: .dynamic, targets: ["PythonPlugin"]),
+    // END python products
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
@@ -255,6 +258,16 @@ let package = Package(
       name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
       linkerSettings: pluginExports),
     // END mqtt targets
+    // BEGIN python targets
+    // CPython's embedding API (Debian libpython3-dev) through pkg-config python3-embed.
+    .systemLibrary(
+      name: "CPython", path: "Plugins/python/CPython", pkgConfig: "python3-embed",
+      providers: [.apt(["libpython3-dev"])]),
+    // A plugin instance written in Python: one embedded interpreter per instance, in C (no Swift runtime).
+    .target(
+      name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin",
+      publicHeadersPath: ".", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
+    // END python targets
     // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
@@ -334,6 +347,9 @@ let package = Package(
       dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     // END mqtt tests
+    // BEGIN python tests
+    .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // END python tests
   ]
 )
 

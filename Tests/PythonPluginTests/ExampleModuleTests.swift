@@ -1,0 +1,58 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+extension PythonPluginTests {
+  /// The shipped example, etc/plugins/python.toml with Plugins/python/examples/doorbell.py, passes
+  /// `patchbay check` and rings: a file appears, a click reaches the C counter through a route.
+  @Suite struct ExampleModuleTests {
+    @Test func theShippedDoorbellExampleChecksAndRings() throws {
+      let hub = try PythonHub()
+      let example = try String(
+        contentsOfFile: PythonHub.repositoryRoot + "/etc/plugins/python.toml", encoding: .utf8)
+      #expect(example.contains(#"module = "/etc/patchbay/python/doorbell.py""#))
+      let section =
+        example
+        .replacingOccurrences(
+          of: #"module = "/etc/patchbay/python/doorbell.py""#,
+          with: #"module = "\#(PythonHub.repositoryRoot)/Plugins/python/examples/doorbell.py""#
+        )
+        .replacingOccurrences(of: #"watch = "/run/doorbell""#, with: #"watch = "\#(hub.path)/watch""#)
+      try hub.writeConfig(
+        section
+          + """
+
+          interval = 0.02
+
+          \(PythonHub.counter)
+
+          \(hub.probe("count:integer:state", "rings:integer:state"))
+
+          [[routes]]
+          from = "doorbell.press"
+          filter = ["click"]
+          to = "counter.increment"
+
+          [[routes]]
+          from = "counter.count"
+          to = "probe.count"
+
+          [[routes]]
+          from = "doorbell.rings"
+          to = "probe.rings"
+          """)
+      let check = try hub.cli("check")
+      #expect(check.status == 0, "\(check.output)")
+      try hub.start()
+      try hub.waitForLogLine(containing: "watching \(hub.path)/watch for 'ring'")
+      try hub.directory.write("watch/ring", "")
+      try eventually("count 1 recorded", within: 60) {
+        hub.lines("probe.jsonl").contains(#"{"port":"count","value":1}"#)
+      }
+      try eventually("rings 1 recorded", within: 60) {
+        hub.lines("probe.jsonl").contains(#"{"port":"rings","value":1}"#)
+      }
+      #expect(try hub.hub!.terminate(within: 60) == 0)
+    }
+  }
+}
