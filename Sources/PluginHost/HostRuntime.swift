@@ -16,7 +16,7 @@ final class HostRuntime: @unchecked Sendable {
   let socket: PacketSocket
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
-  private let lock = PthreadLock()
+  private let lock = HostLock()
   private var phase = Phase.empty
   private var ports: [PortDescriptor] = []
   private var library: PluginLibrary?

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PatchbayValues
 
 /// `patchbay check`: structure, plugins, the ports each instance declares for its config
@@ -124,16 +125,12 @@ extension [ConfigDiagnostic] {
   }
 }
 
-/// A value behind a lock, for results gathered from concurrent work.
-final class Locked<Value>: @unchecked Sendable {
-  private var value: Value
-  private let lock = NSLock()
-  init(_ value: Value) { self.value = value }
-  func withLock<R>(_ body: (inout Value) -> R) -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&value)
-  }
+/// A value behind a lock, for results gathered from concurrent work (a class, so closures can
+/// share it; the Mutex makes it Sendable without an unchecked promise).
+final class Locked<Value: Sendable>: Sendable {
+  private let value: Mutex<Value>
+  init(_ value: Value) { self.value = Mutex(value) }
+  func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
 }
 
 #if canImport(Glibc)
