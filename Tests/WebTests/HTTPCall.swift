@@ -10,7 +10,7 @@ struct HTTPCall {
   /// own `-w` line, last in the output.
   static func run(_ url: String, _ arguments: [String] = []) throws -> HTTPCall {
     let result = try runProgram(
-      "/usr/bin/env", ["curl", "-s", "-S", "--max-time", "30", "-w", "\n%{http_code}"] + arguments + [url],
+      "/usr/bin/env", ["curl", "-s", "-S", "--max-time", "30", "-w", "\n%{http_code}\n"] + arguments + [url],
       within: 60)
     var lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let code = Int(lines.popLast() ?? "") ?? 0
