@@ -13,7 +13,9 @@ import Testing
     let browser = try #require(Self.chromium, "headless Chromium is needed: apt-get install chromium")
     let harness = try WebHarness()
     try harness.startHub()
-    try harness.startWeb()
+    // Chromium's virtual time stands still while a request is open; short event streams (the
+    // page reconnects at once) let it advance between them.
+    try harness.startWeb(extra: ["--stream-seconds", "2"])
     let csrf = try HTTPCall.csrf(harness.base)
     func send(_ address: String, _ value: String) throws {
       _ = try HTTPCall.post(

@@ -8,6 +8,8 @@ struct APIRoutes: Sendable {
   let hub: HubClient
   let live: LiveValues
   let policy: AccessPolicy
+  /// How long one event stream lasts before the browser is made to reconnect.
+  let streamLifetime: Duration
 
   func register(on router: Router<BasicRequestContext>) {
     let api = router.group("api")
@@ -146,11 +148,12 @@ struct APIRoutes: Sendable {
   }
 
   /// Server-sent events: `event: value` with `INSTANCE.PORT VALUE`, and `event: hub` with up or
-  /// down. Ends when the browser goes away (the write fails).
+  /// down. Ends when the browser goes away (the write fails), after `streamLifetime` (the browser
+  /// reconnects in 1 s), or at shutdown.
   private func events() -> Response {
-    let stream = live.subscribe()
+    let stream = live.subscribe(lifetime: streamLifetime)
     let body = ResponseBody { writer in
-      try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+      try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
       for await event in stream {
         let text: String
         switch event {

@@ -24,6 +24,9 @@ struct WebCommand: AsyncParsableCommand {
     help: "File holding the access token (required to listen on anything but loopback; optional on loopback).")
   var tokenFile: String?
 
+  @Option(help: "Seconds one live-event stream lasts before the browser reconnects (and catches up).")
+  var streamSeconds: Int = 60
+
   func run() async throws {
     let address: ListenAddress
     do {
@@ -53,7 +56,17 @@ struct WebCommand: AsyncParsableCommand {
     let router = Router()
     router.add(middleware: AccessMiddleware(policy: access))
     PageRoutes(policy: access).register(on: router)
-    APIRoutes(hub: hub, live: live, policy: access).register(on: router)
+    APIRoutes(hub: hub, live: live, policy: access, streamLifetime: .seconds(max(1, streamSeconds)))
+      .register(on: router)
+    // The server's graceful shutdown waits for open responses; the event streams never end by
+    // themselves, so they are ended at the signal (a dispatch source sees it beside the server's).
+    let signals = [SIGTERM, SIGINT].map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { live.finishAll() }
+      source.resume()
+      return source
+    }
+    defer { signals.forEach { $0.cancel() } }
     MetricsRoutes(hub: hub).register(on: router)
     let app = Application(
       router: router,

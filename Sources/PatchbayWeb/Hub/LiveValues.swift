@@ -18,6 +18,7 @@ final class LiveValues: Sendable {
     var last: [String: String] = [:]
     var hubUp = false
     var subscribers: [UUID: AsyncStream<LiveEvent>.Continuation] = [:]
+    var closing = false
   }
 
   let hub: HubClient
@@ -37,19 +38,38 @@ final class LiveValues: Sendable {
   var lastValues: [String: String] { state.withLock { $0.last } }
 
   /// A stream of events for one browser, starting with the hub's state; a browser that reads
-  /// too slowly loses its oldest events rather than holding anything up.
-  func subscribe() -> AsyncStream<LiveEvent> {
+  /// too slowly loses its oldest events rather than holding anything up. It ends after
+  /// `lifetime` (the browser reconnects and catches up), so a half-dead connection holds nothing
+  /// for long, and at once when the process shuts down.
+  func subscribe(lifetime: Duration) -> AsyncStream<LiveEvent> {
     let id = UUID()
     let (stream, continuation) = AsyncStream.makeStream(of: LiveEvent.self, bufferingPolicy: .bufferingNewest(1000))
     continuation.onTermination = { [weak self] _ in
       _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
     }
-    let up = state.withLock { state in
-      state.subscribers[id] = continuation
-      return state.hubUp
+    let (up, closing) = state.withLock { state in
+      if !state.closing { state.subscribers[id] = continuation }
+      return (state.hubUp, state.closing)
+    }
+    if closing {
+      continuation.finish()
+      return stream
     }
     continuation.yield(.hub(up: up))
+    Task {
+      try? await Task.sleep(for: lifetime)
+      continuation.finish()
+    }
     return stream
+  }
+
+  /// Ends every stream (shutdown: the HTTP server waits for open responses to end).
+  func finishAll() {
+    let all = state.withLock { state in
+      state.closing = true
+      return Array(state.subscribers.values)
+    }
+    for continuation in all { continuation.finish() }
   }
 
   private func publish(_ event: LiveEvent) {

@@ -14,7 +14,8 @@ struct PageRoutes: Sendable {
     router.post("login") { request, _ in
       var request = request
       let body = try await request.collectBody(upTo: 4096)
-      let form = try? URLEncodedFormDecoder().decode(LoginForm.self, from: String(decoding: body.readableBytesView, as: UTF8.self))
+      let form = try? URLEncodedFormDecoder().decode(
+        LoginForm.self, from: String(decoding: body.readableBytesView, as: UTF8.self))
       guard let form, let session = policy.logIn(with: form.token) else {
         var response = page(PageAssets.login(failed: true), "text/html; charset=utf-8")
         response.status = .unauthorized

@@ -318,7 +318,13 @@ let pageScript = #"""
       if (event.data === "up" && state.hubUp !== true) refreshAll();
       if (event.data === "down") setHub(false, "the hub is not reachable: patchbay-web keeps trying");
     });
-    events.addEventListener("error", () => { if (events.readyState !== EventSource.OPEN) setHub(false, "lost the live stream from patchbay-web: reconnecting"); });
+    // A stream that ends is reopened by the browser (CONNECTING): normal, patchbay-web ends each
+    // one after a while. Only a closed stream is a failure; then start a new one with back-off.
+    events.addEventListener("error", () => {
+      if (events.readyState !== EventSource.CLOSED) return;
+      setHub(false, "lost the live stream from patchbay-web: reconnecting");
+      setTimeout(follow, state.retryDelay);
+    });
   }
 
   document.addEventListener("DOMContentLoaded", () => {
