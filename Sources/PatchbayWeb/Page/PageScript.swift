@@ -213,11 +213,11 @@ let pageScript = #"""
       const value = el("td", { class: "value", "data-address": port.address }, port.value ?? "–");
       state.ports.set(port.address, value);
       return el("tr", {}, el("td", {}, port.address),
-        el("td", {}, port.type + " " + port.kind + (port.direction === "input" ? " in" : " out")),
+        el("td", { class: "type" }, port.type + " " + port.kind + (port.direction === "input" ? " in" : " out")),
         value, el("td", {}, control(port)));
     });
     $("ports").replaceChildren(el("table", {},
-      el("thead", {}, el("tr", {}, el("th", {}, "port"), el("th", {}, "type"), el("th", {}, "value"), el("th", {}, "set"))),
+      el("thead", {}, el("tr", {}, el("th", {}, "port"), el("th", { class: "type" }, "type"), el("th", {}, "value"), el("th", {}, "set"))),
       el("tbody", {}, ...rows)));
   }
 
@@ -238,7 +238,7 @@ let pageScript = #"""
     for (const [name, d] of depth) (columns[d] = columns[d] || []).push(name);
     const W = 150, H = 36, GX = 110, GY = 34, pos = new Map();
     columns.forEach((col, x) => col.sort().forEach((name, y) => pos.set(name, { x: 10 + x * (W + GX), y: 10 + y * (H + GY) })));
-    const width = 20 + columns.length * (W + GX) - GX, height = 20 + Math.max(1, ...columns.map((c) => c.length)) * (H + GY) - GY;
+    const width = 20 + columns.length * (W + GX) - GX, height = 60 + Math.max(1, ...columns.map((c) => c.length)) * (H + GY) - GY;
     const graph = $("graph");
     graph.replaceChildren();
     graph.setAttribute("viewBox", "0 0 " + width + " " + height);

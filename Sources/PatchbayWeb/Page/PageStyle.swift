@@ -43,7 +43,7 @@ let pageStyle = """
   @keyframes changed { from { background: var(--flash); } to { background: transparent; } }
   .control { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
   .control input[type=range] { width: 8rem; }
-  .graph-wrap { overflow-x: auto; }
+  .graph-wrap, #ports { overflow-x: auto; }
   #graph { display: block; min-width: 100%; }
   #graph .node rect { fill: var(--bg); stroke: var(--accent); rx: 6; }
   #graph .node text { fill: var(--fg); font-size: 13px; }
@@ -64,6 +64,6 @@ let pageStyle = """
   .error { color: var(--bad); }
   @media (max-width: 600px) {
     main { padding: .5rem; gap: .5rem; }
-    th.desc, td.desc { display: none; }
+    th.type, td.type { display: none; }
   }
   """
