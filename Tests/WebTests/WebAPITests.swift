@@ -135,4 +135,16 @@ import Testing
     #expect(status.status == 0, "\(status.output)")
     try harness.stop()
   }
+
+  /// SIGTERM ends patchbay-web promptly even while a browser follows the live stream (the HTTP
+  /// server's graceful shutdown waits for open responses, and a stream never ends by itself).
+  @Test func shutdownEndsOpenEventStreams() throws {
+    let harness = try WebHarness()
+    try harness.startWeb()
+    let stream = try ChildProcess("/usr/bin/env", ["curl", "-sN", "--max-time", "60", harness.base + "/api/events"])
+    try stream.waitForLine(containing: "event: hub", within: 30)
+    let web = try #require(harness.web)
+    try web.terminate(within: 15)
+    try stream.waitForExit(within: 30)
+  }
 }
