@@ -54,6 +54,9 @@ let package = Package(
     // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     // END bench products
+    // BEGIN web products
+    .executable(name: "patchbay-web", targets: ["PatchbayWeb"]),
+    // END web products
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -64,6 +67,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    // BEGIN web dependencies
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    // END web dependencies
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -280,6 +287,21 @@ let package = Package(
       ],
       path: "Sources/Benchmarks/Bench", swiftSettings: strict),
     // END bench targets
+    // BEGIN web targets
+    // `patchbay-web`: the dashboard and /metrics, its own process; it reaches the hub only through the
+    // control socket, so a fault or load in it cannot take the hub down (docs/web.md).
+    .executableTarget(
+      name: "PatchbayWeb",
+      dependencies: [
+        "PatchbayHub",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/PatchbayWeb", swiftSettings: strict),
+    // END web targets
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
@@ -350,6 +372,10 @@ let package = Package(
     // BEGIN python tests
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
     // END python tests
+    // BEGIN web tests
+    // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
+    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // END web tests
   ]
 )
 

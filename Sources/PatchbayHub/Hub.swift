@@ -431,3 +431,8 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
 }
+
+// Read access to the installed routes for HubIntrospection.swift (private state lives in this file).
+extension Hub {
+  func installedRoutes() -> [CompiledRoute] { lock.withLock { routes.all } }
+}

@@ -2,21 +2,30 @@
 public struct ControlRequest: Codable, Sendable {
   public enum Command: String, Codable, Sendable {
     case status, send, watch, reload, restart
+    /// Protocol 2 (ControlProtocolVersion): the route graph, recent log lines, retained values.
+    case routes, log, values
   }
   public var command: Command
   public var address: String?
   public var value: String?
   public var pattern: String?
   public var instance: String?
+  /// `log`: how many of the newest lines (default 200, at most the 500 kept).
+  public var lines: Int?
+  /// `log`: the least severe level wanted (swift-log's names: debug, info, notice, warning, ...).
+  public var level: String?
 
   public init(
-    command: Command, address: String? = nil, value: String? = nil, pattern: String? = nil, instance: String? = nil
+    command: Command, address: String? = nil, value: String? = nil, pattern: String? = nil, instance: String? = nil,
+    lines: Int? = nil, level: String? = nil
   ) {
     self.command = command
     self.address = address
     self.value = value
     self.pattern = pattern
     self.instance = instance
+    self.lines = lines
+    self.level = level
   }
 }
 
@@ -26,11 +35,23 @@ public struct ControlResponse: Codable, Sendable {
   public var message: String?
   public var status: HubStatus?
   public var reload: ReloadSummary?
+  /// Set by hubs speaking protocol 2 or later (ControlProtocolVersion); nil from older hubs.
+  public var protocolVersion: Int?
+  public var routes: [RouteEdge]?
+  public var log: [LogRecord]?
+  public var values: [PortValueEntry]?
 
-  public init(ok: Bool, message: String? = nil, status: HubStatus? = nil, reload: ReloadSummary? = nil) {
+  public init(
+    ok: Bool, message: String? = nil, status: HubStatus? = nil, reload: ReloadSummary? = nil,
+    routes: [RouteEdge]? = nil, log: [LogRecord]? = nil, values: [PortValueEntry]? = nil
+  ) {
     self.ok = ok
     self.message = message
     self.status = status
     self.reload = reload
+    self.protocolVersion = ControlProtocolVersion.current
+    self.routes = routes
+    self.log = log
+    self.values = values
   }
 }

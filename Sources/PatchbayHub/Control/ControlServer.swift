@@ -101,6 +101,14 @@ public final class ControlServer: @unchecked Sendable {
       case .failure(let errors):
         respond(stream, ControlResponse(ok: false, message: "reload refused; the running hub is unchanged:\n\(errors)"))
       }
+    case .routes:
+      respond(stream, ControlResponse(ok: true, routes: hub.routeGraph()))
+    case .log:
+      let records = RecentLog.shared.last(
+        min(request.lines ?? 200, RecentLog.shared.capacity), instance: request.instance, level: request.level)
+      respond(stream, ControlResponse(ok: true, log: records))
+    case .values:
+      respond(stream, ControlResponse(ok: true, values: hub.portValues()))
     case .watch:
       respond(stream, ControlResponse(ok: true, message: "watching"))
       let feed = WatchFeed()

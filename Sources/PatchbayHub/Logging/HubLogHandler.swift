@@ -32,11 +32,17 @@ public struct HubLogHandler: LogHandler {
   }
 
   public func log(event: LogEvent) {
-    var line = "\(Self.timestamp()) \(event.level) [\(label)] \(event.message)"
+    let time = Self.timestamp()
+    var line = "\(time) \(event.level) [\(label)] \(event.message)"
     let merged = metadata.merging(event.metadata ?? [:]) { $1 }
     if !merged.isEmpty {
       line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
+    // Kept for the control socket's `log` (the web dashboard), without the timestamp and label.
+    RecentLog.shared.append(
+      LogRecord(
+        time: time, level: event.level.rawValue, label: label,
+        message: String(line.dropFirst(time.count + " \(event.level) [\(label)] ".count))))
     line += "\n"
     Self.lock.withLock { _ = line.withCString { write(2, $0, strlen($0)) } }
   }

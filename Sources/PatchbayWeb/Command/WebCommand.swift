@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import PatchbayHub
+
+/// `patchbay-web`: the dashboard and /metrics, a process of its own that reaches the hub only
+/// through its control socket. It starts and serves whether or not the hub runs; the page says
+/// when the hub is down and keeps retrying.
+@main
+struct WebCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "patchbay-web",
+    abstract: "Serve the patchbay dashboard, its JSON API and Prometheus metrics over HTTP.")
+
+  @Option(help: "Address and port to listen on; port 0 picks a free one (the chosen one is printed).")
+  var listen: String = "127.0.0.1:8080"
+
+  @Option(help: "Control socket of the hub.")
+  var socket: String = Defaults.controlSocket
+
+  @Option(
+    help: "File holding the access token (required to listen on anything but loopback; optional on loopback).")
+  var tokenFile: String?
+
+  @Option(help: "Seconds one live-event stream lasts before the browser reconnects (and catches up).")
+  var streamSeconds: Int = 60
+
+  func run() async throws {
+    let address: ListenAddress
+    do {
+      address = try ListenAddress(parsing: listen)
+    } catch {
+      throw ValidationError(error.description)
+    }
+    var token: AccessToken?
+    if let tokenFile {
+      do {
+        token = try AccessToken(file: tokenFile)
+      } catch {
+        throw ValidationError(error.description)
+      }
+    }
+    guard address.isLoopback || token != nil else {
+      throw ValidationError(
+        "refusing to listen on \(address.host): an address other than loopback needs an access token "
+          + "(--token-file FILE, a file holding a secret of at least 16 characters); see docs/web.md")
+    }
+    var logger = Logger(label: "patchbay-web")
+    logger.logLevel = .info
+    let hub = HubClient(socket: socket)
+    let live = LiveValues(hub: hub)
+    live.start()
+    let access = AccessPolicy(token: token, listenHost: address.host)
+    let router = Router()
+    router.add(middleware: AccessMiddleware(policy: access))
+    PageRoutes(policy: access).register(on: router)
+    APIRoutes(hub: hub, live: live, policy: access, streamLifetime: .seconds(max(1, streamSeconds)))
+      .register(on: router)
+    // The server's graceful shutdown waits for open responses; the event streams never end by
+    // themselves, so they are ended at the signal (a dispatch source sees it beside the server's).
+    let signals = [SIGTERM, SIGINT].map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { live.finishAll() }
+      source.resume()
+      return source
+    }
+    defer { signals.forEach { $0.cancel() } }
+    MetricsRoutes(hub: hub).register(on: router)
+    let app = Application(
+      router: router,
+      configuration: .init(
+        address: .hostname(address.host, port: address.port), serverName: "patchbay-web",
+        // Bounded: a flood of connections waits in the kernel's backlog, not in memory here.
+        availableConnectionsDelegate: MaximumAvailableConnections(256)),
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? address.port
+        // Tests and scripts read the chosen port from this line (port 0 binds a free one).
+        let line = "patchbay-web listening on http://\(address.urlHost):\(port) (hub socket \(hub.socket))\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+      },
+      logger: logger)
+    try await app.runService()
+  }
+}

@@ -1,0 +1,16 @@
+import Hummingbird
+import PatchbayHub
+
+/// GET /metrics for Prometheus. Answers 200 even when the hub is down (`patchbay_hub_up 0`), so
+/// the scrape itself tells that the hub is unreachable.
+struct MetricsRoutes: Sendable {
+  let hub: HubClient
+
+  func register(on router: Router<BasicRequestContext>) {
+    router.get("metrics") { _, _ in
+      let status = try? await hub.request(ControlRequest(command: .status)).status
+      return APIResponse.text(
+        MetricsExposition.render(status), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+  }
+}

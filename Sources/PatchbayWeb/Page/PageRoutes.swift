@@ -1,0 +1,41 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The dashboard's files (embedded in the binary: `PageAssets`) and the login form.
+struct PageRoutes: Sendable {
+  let policy: AccessPolicy
+
+  func register(on router: Router<BasicRequestContext>) {
+    router.get("/") { _, _ in page(PageAssets.html, "text/html; charset=utf-8") }
+    router.get("app.js") { _, _ in page(PageAssets.script, "text/javascript; charset=utf-8") }
+    router.get("style.css") { _, _ in page(PageAssets.style, "text/css; charset=utf-8") }
+    router.get("login") { _, _ in page(PageAssets.login(failed: false), "text/html; charset=utf-8") }
+    router.post("login") { request, _ in
+      var request = request
+      let body = try await request.collectBody(upTo: 4096)
+      let form = try? URLEncodedFormDecoder().decode(
+        LoginForm.self, from: String(decoding: body.readableBytesView, as: UTF8.self))
+      guard let form, let session = policy.logIn(with: form.token) else {
+        var response = page(PageAssets.login(failed: true), "text/html; charset=utf-8")
+        response.status = .unauthorized
+        return response
+      }
+      // HttpOnly: no script reads it; SameSite=Strict: no other site's request carries it.
+      let cookie = "\(AccessPolicy.sessionCookie)=\(session.session); Path=/; HttpOnly; SameSite=Strict"
+      return Response(status: .seeOther, headers: [.location: "/", .setCookie: cookie])
+    }
+  }
+
+  struct LoginForm: Decodable {
+    var token: String
+  }
+
+  private func page(_ text: String, _ type: String) -> Response {
+    var response = APIResponse.text(text, contentType: type)
+    response.headers[.contentSecurityPolicy] =
+      "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+    response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+    return response
+  }
+}
