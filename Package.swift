@@ -26,37 +26,19 @@ let package = Package(
     .library(name: "patchbay-plugin-example-c", type: .dynamic, targets: ["ExampleCPlugin"]),
     swiftPlugin("example-swift", target: "ExampleSwiftPlugin"),
     swiftPlugin("fault", target: "FaultPlugin"),
-    // BEGIN flic products
     swiftPlugin("flic", target: "FlicPluginEntry"),
     // `patchbay flic scan|list` runs it: the hub's binary links no SwiftNIO.
     .executable(name: "patchbay-flic", targets: ["FlicTool"]),
-    // END flic products
-    // BEGIN homebridge products
     swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
-    // END homebridge products
-    // BEGIN hue products
     swiftPlugin("hue", target: "HuePluginEntry"),
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
     .executable(name: "patchbay-hue", targets: ["HueTool"]),
-    // END hue products
-    // BEGIN party-lights products
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
-    // END party-lights products
-    // BEGIN schedule products
     swiftPlugin("schedule", target: "SchedulePluginEntry"),
-    // END schedule products
-    // BEGIN mqtt products
     swiftPlugin("mqtt", target: "MQTTPluginEntry"),
-    // END mqtt products
-    // BEGIN python products
     .library(name: "patchbay-plugin-python", type: .dynamic, targets: ["PythonPlugin"]),
-    // END python products
-    // BEGIN bench products
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
-    // END bench products
-    // BEGIN web products
     .executable(name: "patchbay-web", targets: ["PatchbayWeb"]),
-    // END web products
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -67,10 +49,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-    // BEGIN web dependencies
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-    // END web dependencies
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -122,14 +102,11 @@ let package = Package(
       name: "SimulatorCLI",
       dependencies: [
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        // BEGIN simulator dependencies
         "FlicdSimulator",
         "HomebridgeSimulator",
         "HueSimulator",
-        // END simulator dependencies
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
-    // BEGIN flic targets
     // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
     .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
     // Flic buttons through flicd: a self-healing TCP client publishing button ports.
@@ -160,8 +137,6 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Tool", swiftSettings: strict),
-    // END flic targets
-    // BEGIN homebridge targets
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
     .target(name: "HomebridgeProtocol", path: "Plugins/homebridge-websocket/Protocol", swiftSettings: strict),
     // The self-healing websocket client; its own target so tests link it without the plugin's entry symbol.
@@ -188,8 +163,6 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
       path: "Sources/Simulators/Homebridge", swiftSettings: strict),
-    // END homebridge targets
-    // BEGIN hue targets
     // Hue bridge v1 API: models, JSON, response parsing, unit conversions; shared by plugin, simulator and CLI.
     .target(name: "HueProtocol", dependencies: ["PatchbayValues"], path: "Plugins/hue/Protocol", swiftSettings: strict),
     // Hue lights and groups: config, rate-respecting command scheduler, poller, ports.
@@ -222,8 +195,6 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ],
       path: "Plugins/hue/Tool", swiftSettings: strict),
-    // END hue targets
-    // BEGIN party-lights targets
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
       name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
@@ -235,8 +206,6 @@ let package = Package(
     .target(
       name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
-    // END party-lights targets
-    // BEGIN schedule targets
     // Clock time as pure values: cron, the NOAA sun, time zones and DST, catch-up planning, config, saved state.
     .target(
       name: "ScheduleTiming", dependencies: ["PatchbayPluginKit"], path: "Plugins/schedule/Timing",
@@ -248,8 +217,6 @@ let package = Package(
     .target(
       name: "SchedulePluginEntry", dependencies: ["SchedulePlugin"], path: "Plugins/schedule/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
-    // END schedule targets
-    // BEGIN mqtt targets
     // libmosquitto (Debian libmosquitto-dev) through pkg-config: the MQTT 3.1.1/5 client, no codec of our own.
     .systemLibrary(
       name: "CMosquitto", path: "Plugins/mqtt/CMosquitto", pkgConfig: "libmosquitto",
@@ -264,8 +231,6 @@ let package = Package(
     .target(
       name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
       linkerSettings: pluginExports),
-    // END mqtt targets
-    // BEGIN python targets
     // CPython's embedding API (Debian libpython3-dev) through pkg-config python3-embed.
     .systemLibrary(
       name: "CPython", path: "Plugins/python/CPython", pkgConfig: "python3-embed",
@@ -274,8 +239,6 @@ let package = Package(
     .target(
       name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin",
       publicHeadersPath: ".", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
-    // END python targets
-    // BEGIN bench targets
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
     .executableTarget(
@@ -286,8 +249,6 @@ let package = Package(
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       path: "Sources/Benchmarks/Bench", swiftSettings: strict),
-    // END bench targets
-    // BEGIN web targets
     // `patchbay-web`: the dashboard and /metrics, its own process; it reaches the hub only through the
     // control socket, so a fault or load in it cannot take the hub down (docs/web.md).
     .executableTarget(
@@ -301,7 +262,6 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/PatchbayWeb", swiftSettings: strict),
-    // END web targets
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
@@ -326,7 +286,6 @@ let package = Package(
     .testTarget(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
       swiftSettings: strict),
-    // BEGIN flic tests
     .testTarget(
       name: "FlicTests",
       dependencies: [
@@ -334,8 +293,6 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       swiftSettings: strict),
-    // END flic tests
-    // BEGIN homebridge tests
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
@@ -344,38 +301,25 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
       swiftSettings: strict),
-    // END homebridge tests
-    // BEGIN hue tests
     .testTarget(
       name: "HueTests",
       dependencies: [
         "HueProtocol", "HuePlugin", "HueSimulator", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport",
       ],
       swiftSettings: strict),
-    // END hue tests
-    // BEGIN party-lights tests
     .testTarget(
       name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
-    // END party-lights tests
-    // BEGIN schedule tests
     .testTarget(
       name: "ScheduleTests", dependencies: ["ScheduleTiming", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
-    // END schedule tests
-    // BEGIN mqtt tests
     .testTarget(
       name: "MQTTTests",
       dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
-    // END mqtt tests
-    // BEGIN python tests
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
-    // END python tests
-    // BEGIN web tests
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
-    // END web tests
   ]
 )
 
