@@ -24,6 +24,15 @@ import Testing
       """
     let accepted = try check(valid)
     #expect(accepted.status == 0, "\(accepted.output)")
+    let hash = try check(
+      """
+      [[instances.mqtt.topics]]
+      name = "tele"
+      type = "number"
+      subscribe = "tele/#"
+      each = ["kitchen/temperature", "hall"]
+      """)
+    #expect(hash.status == 0, "\(hash.output)")
     let mistakes: [(String, String)] = [
       (
         valid.replacingOccurrences(of: "home/lamp/set", with: "home/+/set"),
@@ -37,6 +46,14 @@ import Testing
       (
         valid.replacingOccurrences(of: "\"home/lamp\"", with: "\"home/+\""),
         "topics.0.subscribe 'home/+' has a + wildcard"
+      ),
+      (
+        valid.replacingOccurrences(of: "\"home/lamp\"", with: "\"home/#\""),
+        "topics.0.subscribe 'home/#' has a # wildcard: list the topics under 'home/' that name ports in each"
+      ),
+      (
+        valid.replacingOccurrences(of: "\"home/lamp\"", with: "\"home/+/#\""),
+        "topics.0.subscribe 'home/+/#' combines + and #, but one wildcard names the ports: subscribe to 'home/#'"
       ),
       (valid.replacingOccurrences(of: "\"bool\"", with: "\"switch\""), "topics.0.type 'switch' is not a value type"),
       (

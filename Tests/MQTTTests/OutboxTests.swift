@@ -39,8 +39,12 @@ struct OutboxTests {
     #expect(client.sent == ["1", "2", "off", "3"])
   }
 
-  @Test func unacknowledgedMessagesAreSentAgainFirstAndInOrder() {
-    let outbox = Outbox(capacity: 100)
+  /// libmosquitto keeps what it was handed and sends it again after a reconnect; the outbox
+  /// sending it too delivered it twice (NetworkPartitionTests showed it): after a reconnect
+  /// only what waited goes out, and the unacknowledged still count against the capacity until
+  /// their acknowledgement.
+  @Test func unacknowledgedMessagesAreLeftToLibmosquitto() {
+    let outbox = Outbox(capacity: 4)
     let client = FakeClient()
     outbox.connected(send: client.send)
     for text in ["1", "2", "3"] { outbox.post(event(text), send: client.send) }
@@ -48,17 +52,21 @@ struct OutboxTests {
     outbox.disconnected()
     client.up = false
     outbox.post(event("4"), send: client.send)
+    outbox.post(state("a"), send: client.send)
+    // 2 and 3 unacknowledged, 4 and a waiting: the capacity is reached, the oldest event goes.
+    #expect(outbox.post(event("5"), send: client.send) == 1)
     client.up = true
     client.sent = []
-    outbox.connected(send: client.send)
-    #expect(client.sent == ["2", "3", "4"])
-    // A newer state supersedes an unacknowledged older one of the same topic.
-    outbox.post(state("a"), send: client.send)
+    #expect(outbox.connected(send: client.send) == 2)
+    #expect(client.sent == ["a", "5"])
+    outbox.acknowledged(2)
+    outbox.acknowledged(3)
     outbox.disconnected()
-    outbox.post(state("b"), send: client.send)
-    client.sent = []
-    outbox.connected(send: client.send)
-    #expect(client.sent == ["2", "3", "4", "b"])
+    for text in ["6", "7"] { outbox.post(event(text), send: client.send) }
+    #expect(outbox.post(event("8"), send: client.send) == 2, "a and 5, unacknowledged, count: 6 went")
+    outbox.acknowledged(4)
+    outbox.acknowledged(5)
+    #expect(outbox.post(event("9"), send: client.send) == 2, "acknowledged, they leave room")
   }
 
   @Test func aFullQueueDropsTheOldestEventAndCountsIt() {

@@ -22,6 +22,8 @@ final class MosquittoClient: Sendable {
     /// stop() stopped waiting for the loop thread, which then frees the client itself.
     var abandoned = false
     var connected = false
+    /// A CONNACK arrived in the current `mosquitto_loop` call; `events.connected` follows it.
+    var accepted = false
     /// Used on the loop thread only (callbacks run inside `mosquitto_loop` there).
     var backoff: RetryBackoff
   }
@@ -43,7 +45,8 @@ final class MosquittoClient: Sendable {
 
   /// What the connection reports, on the loop thread.
   struct Events: Sendable {
-    /// The broker accepted the connection (CONNACK 0).
+    /// The broker accepted the connection (CONNACK 0), and libmosquitto has sent again what
+    /// it still held unacknowledged: what is published now goes out after those.
     var connected: @Sendable (MosquittoClient) -> Void
     /// The broker acknowledged the QoS 1/2 message with this id (or a QoS 0 one was sent).
     var published: @Sendable (Int32) -> Void
@@ -240,7 +243,10 @@ final class MosquittoClient: Sendable {
         // stop() may have called mosquitto_disconnect while the connect was under way.
         if isStopping { mosquitto_disconnect(handle) }
         // Until the connection ends: mosquitto_disconnect (from stop) also ends it.
-        repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
+        repeat {
+          code = mosquitto_loop(handle, 1000, 1)
+          announceAcceptedConnection()
+        } while code == MOSQ_ERR_SUCCESS.rawValue
       }
       let reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : Self.describe(code)
       setConnected(false)
@@ -289,8 +295,20 @@ final class MosquittoClient: Sendable {
     state.withLock { state in
       state.backoff.reset()
       state.connected = true
+      state.accepted = true
     }
-    event { events.connected(self) }
+  }
+
+  /// Reports a connection the broker accepted once the `mosquitto_loop` call that read the
+  /// CONNACK has returned. In that call, after the connect callback, libmosquitto sends again
+  /// the QoS 1/2 messages it holds unacknowledged from the last connection; the plugin's own
+  /// messages (the outbox) must follow them, or an event could overtake an older one.
+  private func announceAcceptedConnection() {
+    let accepted = state.withLock { state in
+      defer { state.accepted = false }
+      return state.accepted && state.connected
+    }
+    if accepted { event { events.connected(self) } }
   }
 
   private func didDisconnect(_ code: Int32) {

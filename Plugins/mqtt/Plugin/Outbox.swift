@@ -1,11 +1,12 @@
 import Synchronization
 
-/// What is published to the broker, in order, across disconnections. A QoS 1/2 message stays
-/// here until the broker acknowledges it (`acknowledged(mid)`); when the connection drops,
-/// the unacknowledged ones go back to the front of the queue and are sent again, in order,
-/// before anything newer once the broker accepts the connection again. (libmosquitto may
-/// also resend some of them: at-least-once, as MQTT QoS 1 is anyway.) While waiting, a state
-/// topic keeps only its newest payload and events are kept up to `capacity`.
+/// What is published to the broker, in order, across disconnections. While the broker is
+/// away, messages wait here (a state topic keeps only its newest payload, events are kept up
+/// to `capacity`) and go out in order once it accepts the connection again. A QoS 1/2 message
+/// handed to libmosquitto stays counted here until the broker acknowledges it
+/// (`acknowledged(mid)`); sending it again after a lost connection is libmosquitto's job (it
+/// keeps it, with its id, and resends it first), not this queue's: both doing it delivered
+/// each such message twice, the second copy after newer ones.
 final class Outbox: Sendable {
   struct Message: Sendable {
     var topic: String
@@ -83,16 +84,10 @@ final class Outbox: Sendable {
     }
   }
 
-  /// The connection is down: what was not acknowledged waits again, ahead of the rest.
+  /// The connection is down: new messages wait. The unacknowledged ones stay with
+  /// libmosquitto, which sends them again when the connection is back.
   func disconnected() {
-    state.withLock { state in
-      state.connected = false
-      var requeued = state.unacknowledged.map(\.message)
-      state.unacknowledged.removeAll()
-      // A newer waiting state for the same topic supersedes a requeued one.
-      requeued.removeAll { old in old.latestOnly && state.waiting.contains { $0.latestOnly && $0.topic == old.topic } }
-      state.waiting = requeued + state.waiting
-    }
+    state.withLock { $0.connected = false }
   }
 
   var waitingCount: Int { state.withLock { $0.waiting.count } }
