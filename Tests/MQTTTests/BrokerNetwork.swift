@@ -24,7 +24,7 @@ final class BrokerNetwork {
   let brokerLink: String
   let hostAddress: String
   let brokerAddress: String
-  /// The first three bytes of the link's /30.
+  /// The link's /30, in 198.18.0.0/15 (set aside for tests of network devices, RFC 2544).
   let subnet: String
 
   init() throws {
@@ -32,9 +32,11 @@ final class BrokerNetwork {
     namespace = "pbmqtt\(tag)"
     hostLink = "pbh\(tag)"
     brokerLink = "pbb\(tag)"
-    subnet = "10.\(Int.random(in: 100...250)).\(Int.random(in: 0...255))"
-    hostAddress = "\(subnet).1"
-    brokerAddress = "\(subnet).2"
+    let prefix = "198.18.\(Int.random(in: 0...255))"
+    let first = 4 * Int.random(in: 0..<64)
+    subnet = "\(prefix).\(first)/30"
+    hostAddress = "\(prefix).\(first + 1)"
+    brokerAddress = "\(prefix).\(first + 2)"
     try Self.run(["netns", "add", namespace])
     do {
       try Self.run(["link", "add", hostLink, "type", "veth", "peer", "name", brokerLink])
@@ -43,13 +45,13 @@ final class BrokerNetwork {
       try Self.run(["link", "set", hostLink, "up"])
       // While the link is down its route goes, and this one answers instead: no route to the
       // broker, as on a hub whose interface went down (not the default route's way out).
-      try Self.run(["route", "add", "unreachable", "\(subnet).0/30", "metric", "4000"])
+      try Self.run(["route", "add", "unreachable", subnet, "metric", "4000"])
       try inside(["addr", "add", "\(brokerAddress)/30", "dev", brokerLink])
       try inside(["link", "set", brokerLink, "up"])
       // Loopback inside, for a client on the broker's side of a cut.
       try inside(["link", "set", "lo", "up"])
     } catch {
-      try? Self.run(["route", "del", "unreachable", "\(subnet).0/30"])
+      try? Self.run(["route", "del", "unreachable", subnet])
       try? Self.run(["link", "del", hostLink])
       try? Self.run(["netns", "del", namespace])
       throw error
@@ -76,7 +78,7 @@ final class BrokerNetwork {
   /// Deleting the namespace removes its veth end, and with it the pair (once the processes
   /// inside, the broker's, have ended: stop them first).
   deinit {
-    try? Self.run(["route", "del", "unreachable", subnet + ".0/30"])
+    try? Self.run(["route", "del", "unreachable", subnet])
     try? Self.run(["link", "del", hostLink])
     try? Self.run(["netns", "del", namespace])
   }
