@@ -1,3 +1,4 @@
+import Foundation
 import MQTTMapping
 import PatchbayPluginKit
 import Testing
@@ -175,6 +176,23 @@ struct ConfigTests {
       let message = error(json)
       #expect(message.contains(expected), "\(json)\n  gave: \(message)\n  expected: \(expected)")
     }
+  }
+
+  /// Plugins/mqtt/Fuzz/findings/topic-*: FILTER and TOPIC on two lines; the port a topic picks
+  /// is the one declared for exactly that topic (a '/#' once lost its empty first level).
+  @Test func theFuzzerTopicFindingsDeclareTheirOwnTopic() throws {
+    let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Plugins/mqtt/Fuzz/findings")
+    let names = try FileManager.default.contentsOfDirectory(atPath: findings.path).filter { $0.hasPrefix("topic-") }
+    #expect(!names.isEmpty)
+    for name in names {
+      let text = try String(decoding: Data(contentsOf: findings.appendingPathComponent(name)), as: UTF8.self)
+      let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+      let key = try #require(TopicFilter.portKey(parts[1], filter: parts[0]), "\(name)")
+      #expect(TopicWildcard.rest.topic(for: key, filter: parts[0]) == parts[1], "\(name)")
+    }
+    #expect(TopicWildcard.rest.topic(for: "x", filter: "/#") == "/x")
+    #expect(TopicWildcard.rest.topic(for: "x/y", filter: "a//#") == "a//x/y")
   }
 
   @Test func portKeysPickThePortOfAReceivedTopic() {

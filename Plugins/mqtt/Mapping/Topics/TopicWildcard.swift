@@ -57,7 +57,9 @@ public enum TopicWildcard: Sendable, Equatable {
       return filter.split(separator: "/", omittingEmptySubsequences: false).map { $0 == "+" ? entry : String($0) }
         .joined(separator: "/")
     case .rest:
-      return filter == "#" ? entry : TopicFilter.join(String(filter.dropLast(2)), entry)
+      // Level by level: '/#' has an empty first level, which a join of strings would lose.
+      let prefix = filter.split(separator: "/", omittingEmptySubsequences: false).dropLast().map(String.init)
+      return (prefix + [entry]).joined(separator: "/")
     }
   }
 
