@@ -38,7 +38,12 @@ let formats: [PayloadFormat] = {
 func same(_ a: Value?, _ b: Value) -> Bool { a?.json.description == b.json.description }
 
 /// A value the hub can route: its JSON text is valid JSON that reads back as the same value.
+/// A light, routed to a Zigbee2MQTT bulb, becomes a /set payload (whatever its numbers).
 func checkHubValue(_ value: Value, _ what: @autoclosure () -> String) {
+  if case .light(let light) = value {
+    let set = Zigbee2MQTTLight.setPayload(light).description
+    check(JSONValue.parse(set) != nil, "\(what()): the /set payload \(set) for \(value) is not JSON")
+  }
   let text = value.json.description
   guard let json = JSONValue.parse(text) else { return check(false, "\(what()): \(value) writes invalid JSON \(text)") }
   let again = try? Value.fromJSON(json, as: value.type)

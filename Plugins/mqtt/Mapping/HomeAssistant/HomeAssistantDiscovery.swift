@@ -134,15 +134,18 @@ public struct HomeAssistantDiscovery: Sendable {
   static func lightState(_ light: LightCommand) -> JSONValue {
     var members: [(String, JSONValue)] = []
     if let on = light.on { members.append(("state", .string(on ? "ON" : "OFF"))) }
-    if let brightness = light.brightness {
+    // Clamped and finite before any conversion to an integer: a hub value of any size (or a
+    // NaN from another plugin) must not trap.
+    if let brightness = light.brightness, brightness.isFinite {
       members.append(("brightness", .integer(Int64(min(max(brightness, 0), 100).rounded()))))
     }
     if let color = light.color?.normalized {
       members.append(("color_mode", .string("hs")))
       members.append(("color", .object([("h", .number(color.hue)), ("s", .number(color.saturation))])))
-    } else if let mired = light.colorTemperature {
+    } else if let mired = light.colorTemperature, mired.isFinite {
+      let range = Zigbee2MQTTLight.miredRange
       members.append(("color_mode", .string("color_temp")))
-      members.append(("color_temp", .integer(Int64(mired.rounded()))))
+      members.append(("color_temp", .integer(Int64(min(max(mired, range.lowerBound), range.upperBound).rounded()))))
     }
     return .object(members)
   }

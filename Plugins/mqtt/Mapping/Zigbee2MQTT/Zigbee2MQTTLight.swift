@@ -46,7 +46,10 @@ public enum Zigbee2MQTTLight {
       command.on = text.uppercased() == "ON"
     }
     if let level = state["brightness"] {
-      guard let number = level.doubleValue, brightnessRange.contains(Int(number.rounded())) else {
+      // Compared as a Double: Int(37069e15) would trap (found by the fuzzer).
+      guard let number = level.doubleValue, number.rounded() >= Double(brightnessRange.lowerBound),
+        number.rounded() <= Double(brightnessRange.upperBound)
+      else {
         throw PayloadError("brightness \(level) is not 0...254")
       }
       command.brightness = percent(level: number)
@@ -84,7 +87,8 @@ public enum Zigbee2MQTTLight {
   /// Percent [0, 100] to 0...254.
   public static func brightnessLevel(percent: Double) -> Int {
     guard percent.isFinite else { return 0 }
-    return min(max(Int((percent / 100 * 254).rounded()), 0), 254)
+    // Clamped before the conversion: a hub value of any size must not trap.
+    return Int((min(max(percent, 0), 100) / 100 * 254).rounded())
   }
 
   public static func percent(level: Double) -> Double { rounded(min(max(level, 0), 254) / 254 * 100) }
