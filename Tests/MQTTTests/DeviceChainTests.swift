@@ -17,9 +17,8 @@ import Testing
   @Test func flicClicksReachMosquittoSub() throws {
     let broker = try MosquittoBroker(directory: directory)
     let subscriber = try broker.subscribe(["home/bedside/action"])
-    let flicdPort = freeTCPPort()
     let flicd = try FlicdSimulatorProcess(
-      port: flicdPort, controlPath: directory.path + "/flicd.sock", buttons: ["\(bedside)=bedside"])
+      controlPath: directory.path + "/flicd.sock", buttons: ["\(bedside)=bedside"])
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """
@@ -35,7 +34,7 @@ import Testing
       extra: """
         [instances.buttons]
         plugin = "flic"
-        port = \(flicdPort)
+        port = \(flicd.port)
         [[instances.buttons.buttons]]
         name = "bedside"
         address = "\(bedside)"
@@ -77,7 +76,7 @@ import Testing
   /// the command topic's values become HomeKit characteristic writes.
   @Test func mosquittoPubReachesTheHomebridgeSimulator() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let homebridge = try HomebridgeSimulatorProcess(port: freeTCPPort(), directory: directory)
+    let homebridge = try HomebridgeSimulatorProcess(directory: directory)
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """

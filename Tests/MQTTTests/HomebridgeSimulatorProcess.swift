@@ -1,19 +1,20 @@
 import Foundation
 import PatchbayTestSupport
 
-/// `patchbay-sim homebridge` as a real process: a homebridge-websocket server that prints each
-/// characteristic write it receives ("setValue ws_morning.On = true"). As in HomebridgeTests;
-/// kept here so the MQTT chains need no other test target.
+/// `patchbay-sim homebridge` as a real process on a port the system chooses: a
+/// homebridge-websocket server that prints each characteristic write it receives
+/// ("setValue ws_morning.On = true"). As in HomebridgeTests; kept here so the MQTT chains
+/// need no other test target.
 final class HomebridgeSimulatorProcess {
   let port: Int
   let process: ChildProcess
 
-  init(port: Int, directory: TemporaryDirectory) throws {
-    self.port = port
+  init(directory: TemporaryDirectory) throws {
     process = try ChildProcess(
       BuildProducts.executable("patchbay-sim"),
-      ["homebridge", "--port", String(port), "--control", directory.path + "/homebridge.sock"])
+      ["homebridge", "--port", "0", "--control", directory.path + "/homebridge.sock"])
     try process.waitForLine(containing: "listening on", within: 60)
+    port = try listeningPort(process)
   }
 
   /// Lines containing `text` printed so far.
