@@ -1,6 +1,7 @@
 import PatchbayWire
 import Testing
 
+@testable import PatchbayCore
 @testable import PatchbayHub
 
 /// The hub's reader takes every queued frame in one system call, in order, and still sees an

@@ -1,4 +1,5 @@
 import CProcessControl
+import PatchbayCore
 import PatchbayWire
 
 #if canImport(Glibc)

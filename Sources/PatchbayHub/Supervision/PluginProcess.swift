@@ -1,5 +1,6 @@
 import CProcessControl
 import Foundation
+import PatchbayCore
 import PatchbayWire
 import Synchronization
 

@@ -20,7 +20,7 @@ extension Hub {
   /// Hands every value of the scene to its port at once (state inputs keep only the newest,
   /// events queue in order; an instance that is down gets them when it is back), then
   /// publishes `scene.NAME.activated`.
-  func handOut(scene name: String) {
+  package func handOut(scene name: String) {
     guard
       let scene = tables.withLock({ tables -> CompiledScene? in
         tables.sceneActivations[name, default: 0] += 1

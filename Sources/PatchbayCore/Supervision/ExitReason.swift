@@ -12,7 +12,7 @@ public enum ExitReason: Sendable, Equatable, CustomStringConvertible {
   case protocolViolation(String)
 
   /// Decodes a `waitpid` status (the W* macros are not visible from Swift).
-  init(waitStatus status: Int32) {
+  package init(waitStatus status: Int32) {
     if status & 0x7f == 0 {
       self = .exited(code: (status >> 8) & 0xff)
     } else {
@@ -32,7 +32,7 @@ public enum ExitReason: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  static func meaning(of code: Int32) -> String {
+  package static func meaning(of code: Int32) -> String {
     switch code {
     case 3: " (plugin library refused)"
     case 4: " (plugin create or start failed)"

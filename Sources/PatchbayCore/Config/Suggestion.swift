@@ -1,6 +1,6 @@
 /// "did you mean" for names: the closest candidate within a small edit distance.
-enum Suggestion {
-  static func closest(to word: String, in candidates: [String]) -> String? {
+package enum Suggestion {
+  package static func closest(to word: String, in candidates: [String]) -> String? {
     let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
     guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
     let allowed = max(2, word.count / 3)
@@ -8,11 +8,11 @@ enum Suggestion {
   }
 
   /// " (did you mean 'x'?)" or "".
-  static func hint(for word: String, in candidates: [String]) -> String {
+  package static func hint(for word: String, in candidates: [String]) -> String {
     closest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
   }
 
-  static func distance(_ a: String, _ b: String) -> Int {
+  package static func distance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
     let b = Array(b)
     if a.isEmpty { return b.count }

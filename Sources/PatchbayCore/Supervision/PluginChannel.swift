@@ -4,7 +4,7 @@ import PatchbayWire
 /// signals, and what it reports (through `PluginChannelDelegate`). `PluginProcess` is the real
 /// one (a plugin-host child over a socketpair); tests give the hub an in-memory one, so routes,
 /// restarts, back-off, reloads and back-pressure run without processes.
-protocol PluginChannel: AnyObject, Sendable {
+package protocol PluginChannel: AnyObject, Sendable {
   var pid: Int32 { get }
   /// Sends a message; false when the plugin is gone. Blocks while the plugin's socket is full.
   @discardableResult func send(_ message: HubMessage) -> Bool
@@ -21,20 +21,13 @@ protocol PluginChannel: AnyObject, Sendable {
 }
 
 /// What a plugin channel reports, on its own threads.
-protocol PluginChannelDelegate: AnyObject, Sendable {
+package protocol PluginChannelDelegate: AnyObject, Sendable {
   func pluginChannel(_ channel: any PluginChannel, received message: HostMessage)
   func pluginChannel(_ channel: any PluginChannel, exited reason: ExitReason)
 }
 
 /// Starts one plugin instance's channel: the plugin host's path, the instance name, the host's
 /// arguments, and who hears from it.
-typealias PluginLauncher =
+package typealias PluginLauncher =
   @Sendable (_ host: String, _ instance: String, _ arguments: [String], _ delegate: any PluginChannelDelegate) throws ->
   any PluginChannel
-
-enum PluginLaunchers {
-  /// Real plugin-host processes.
-  static let processes: PluginLauncher = { host, instance, arguments, delegate in
-    try PluginProcess.spawn(host: host, instance: instance, arguments: arguments, delegate: delegate)
-  }
-}

@@ -1,8 +1,8 @@
 /// The supervisor's restart decisions for one instance, as a value with an explicit clock:
 /// policy, exponential back-off with jitter, the intensity limit, and the reset after a
 /// stable run. Pure, so it is tested with made-up times instead of real waiting.
-struct RestartPlanner: Sendable {
-  enum Decision: Equatable, Sendable {
+package struct RestartPlanner: Sendable {
+  package enum Decision: Equatable, Sendable {
     /// Start again after `delay` seconds; this is restart number `attempt` in the window.
     case restart(delay: Double, attempt: Int)
     /// Do not restart; the instance is failed for `reason`.
@@ -11,15 +11,15 @@ struct RestartPlanner: Sendable {
     case stayStopped
   }
 
-  let settings: SupervisionSettings
+  package let settings: SupervisionSettings
   private(set) var restartTimes: [Double] = []
   private(set) var consecutiveFailures = 0
 
-  init(settings: SupervisionSettings) { self.settings = settings }
+  package init(settings: SupervisionSettings) { self.settings = settings }
 
   /// `ranFor` is how long the process ran after it was started (nil if it never started);
   /// `jitter` is a factor in 0.8...1.2 (injected so tests are exact).
-  mutating func decide(after reason: ExitReason, ranFor: Double?, now: Double, jitter: Double) -> Decision {
+  package mutating func decide(after reason: ExitReason, ranFor: Double?, now: Double, jitter: Double) -> Decision {
     switch settings.restart {
     case .temporary:
       return .fail(reason: "ended (\(reason)); restart policy is temporary")
@@ -43,7 +43,7 @@ struct RestartPlanner: Sendable {
   }
 
   /// `patchbay restart`: forget past failures.
-  mutating func reset() {
+  package mutating func reset() {
     restartTimes.removeAll()
     consecutiveFailures = 0
   }

@@ -6,7 +6,7 @@ import TOMLKit
 public enum TOMLDocument {
   /// `PATCHBAY_UNGUARDED_TOML=1` skips `TOMLTrapGuard`, so tests can make the real parser abort
   /// and check that the CLI's parser isolation reports it. Never set it otherwise.
-  static let unguarded = ProcessInfo.processInfo.environment["PATCHBAY_UNGUARDED_TOML"] == "1"
+  package static let unguarded = ProcessInfo.processInfo.environment["PATCHBAY_UNGUARDED_TOML"] == "1"
 
   public static func read(_ path: String) -> Result<JSONValue, ConfigDiagnostic> {
     guard let data = FileManager.default.contents(atPath: path) else {
@@ -22,7 +22,7 @@ public enum TOMLDocument {
   public static func cannotRead(_ path: String) -> Bool { FileManager.default.contents(atPath: path) == nil }
 
   /// Why `path` could not be read, in the system's words.
-  static func unreadableReason(_ path: String) -> String {
+  package static func unreadableReason(_ path: String) -> String {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
       return "it is a directory"
@@ -55,11 +55,11 @@ public enum TOMLDocument {
     }
   }
 
-  static func convert(_ table: TOMLTable) -> JSONValue {
+  package static func convert(_ table: TOMLTable) -> JSONValue {
     .object(zip(table.keys, table.values).map { ($0, convert($1)) })
   }
 
-  static func convert(_ value: TOMLValue) -> JSONValue {
+  package static func convert(_ value: TOMLValue) -> JSONValue {
     switch value.type {
     case .table: return value.table.map(convert) ?? .null
     case .array: return .array(value.array.map { $0.map { convert($0.tomlValue) } } ?? [])

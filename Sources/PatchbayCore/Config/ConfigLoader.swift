@@ -10,14 +10,16 @@ public struct ConfigLoader: Sendable {
     "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
     "queue_size",
   ]
-  static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
-  static let routeKeys = ["name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary", "when"]
-  static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+  package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
+  package static let routeKeys = [
+    "name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary", "when",
+  ]
+  package static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
   /// Runs before any file is parsed; a diagnostic it returns is the only one reported. The CLI
   /// passes `ParserIsolation.crash`, which parses the files in a child process first, because
   /// toml++ can abort on malformed input.
-  let preflight: (@Sendable (_ mainFile: String) -> ConfigDiagnostic?)?
+  package let preflight: (@Sendable (_ mainFile: String) -> ConfigDiagnostic?)?
 
   public init(preflight: (@Sendable (_ mainFile: String) -> ConfigDiagnostic?)? = nil) {
     self.preflight = preflight
@@ -133,7 +135,7 @@ public struct ConfigLoader: Sendable {
 
   // MARK: Sections
 
-  func parseHub(
+  package func parseHub(
     _ content: JSONValue, file: String, into settings: inout HubSettings, _ diagnostics: inout [ConfigDiagnostic]
   ) {
     guard case .object(let members) = content else {
@@ -171,7 +173,7 @@ public struct ConfigLoader: Sendable {
     }
   }
 
-  func parseInstance(name: String, _ body: JSONValue, file: String, _ diagnostics: inout [ConfigDiagnostic])
+  package func parseInstance(name: String, _ body: JSONValue, file: String, _ diagnostics: inout [ConfigDiagnostic])
     -> InstanceSpec?
   {
     let prefix = "instances.\(name)"
@@ -254,7 +256,9 @@ public struct ConfigLoader: Sendable {
       name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file)
   }
 
-  func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic]) -> RouteSpec? {
+  package func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic])
+    -> RouteSpec?
+  {
     let key = "routes[\(index + 1)]"
     guard case .object(let members) = entry else {
       diagnostics.append(ConfigDiagnostic(file: file, key: key, message: "must be a table"))
@@ -347,7 +351,7 @@ public struct ConfigLoader: Sendable {
       cycle: cycle, momentary: momentary, when: when, file: file)
   }
 
-  static func resolve(_ path: String, relativeTo base: String) -> String {
+  package static func resolve(_ path: String, relativeTo base: String) -> String {
     if path.hasPrefix("/") || base.isEmpty { return path }
     return (base as NSString).appendingPathComponent(path)
   }

@@ -7,20 +7,20 @@ import Synchronization
 /// it remembers, and the watchers of `patchbay watch`. Its tables have one owner, `tables` (a
 /// mutex: routing threads read them on every value, briefly; nothing blocks while holding it).
 public final class Hub: InstanceSupervisorDelegate, Sendable {
-  let locator: PluginLocator
-  let store: HubStateStore
-  let logger = Logger(label: "hub")
-  let tables: Mutex<Tables>
+  package let locator: PluginLocator
+  package let store: HubStateStore
+  package let logger = Logger(label: "hub")
+  package let tables: Mutex<Tables>
   /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
   /// instance twice).
-  let reloading = Mutex(())
-  let timers = DispatchQueue(label: "patchbay.route-timers")
+  package let reloading = Mutex(())
+  package let timers = DispatchQueue(label: "patchbay.route-timers")
   /// The heartbeat ticker (Dispatch's timer is not Sendable: the mutex owns it).
   private let ticker = Mutex<(any DispatchSourceTimer)?>(nil)
   private let startedAt = Date()
   private let launcher: PluginLauncher
 
-  struct Tables {
+  package struct Tables {
     var config: HubConfig
     var instances: [String: InstanceSupervisor] = [:]
     var routes = RouteTable()
@@ -31,7 +31,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     var watchers: [UUID: Watcher] = [:]
   }
 
-  struct Watcher {
+  package struct Watcher {
     var pattern: String
     var emit: @Sendable (String) -> Bool
   }
@@ -39,18 +39,17 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// The config the hub runs (the newest reloaded one).
   public var config: HubConfig { tables.withLock { $0.config } }
 
-  public convenience init(config: HubConfig) { self.init(config: config, launcher: PluginLaunchers.processes) }
-
-  /// A hub whose instances run on the channels `launcher` starts (tests: in memory).
-  init(config: HubConfig, launcher: @escaping PluginLauncher) {
+  /// A hub whose instances run on the channels `launcher` starts: plugin-host processes
+  /// (`PatchbayHub`), or in memory (the core's tests).
+  package init(config: HubConfig, launcher: @escaping PluginLauncher) {
     self.launcher = launcher
     tables = Mutex(Tables(config: config))
     locator = PluginLocator(configured: config.hub.pluginPath)
     store = HubStateStore(directory: config.hub.stateDirectory)
   }
 
-  var instances: [String: InstanceSupervisor] { tables.withLock { $0.instances } }
-  func instance(named name: String) -> InstanceSupervisor? { tables.withLock { $0.instances[name] } }
+  package var instances: [String: InstanceSupervisor] { tables.withLock { $0.instances } }
+  package func instance(named name: String) -> InstanceSupervisor? { tables.withLock { $0.instances[name] } }
 
   // MARK: Start and stop
 
@@ -74,7 +73,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     logger.info("hub started: \(runtimes.count) instances, \(installedRoutes().count) routes")
   }
 
-  func makeRuntime(_ spec: InstanceSpec) -> InstanceSupervisor {
+  package func makeRuntime(_ spec: InstanceSpec) -> InstanceSupervisor {
     let library = locator.library(for: spec.plugin)
     return InstanceSupervisor(
       spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self,
@@ -83,7 +82,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// Waits (generously) until each instance declared its ports or failed: on each instance's
   /// own condition, not by polling.
-  func waitUntilCreated(_ runtimes: [InstanceSupervisor]) {
+  package func waitUntilCreated(_ runtimes: [InstanceSupervisor]) {
     let deadline = Date().addingTimeInterval(60)
     for runtime in runtimes { runtime.waitUntilCreatedOrDown(until: deadline) }
   }
@@ -154,7 +153,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// The line is only formatted when someone watches (formatting every value was a visible
   /// part of the hub's cost per message).
-  func notifyWatchers(_ text: @autoclosure () -> String) {
+  package func notifyWatchers(_ text: @autoclosure () -> String) {
     let current = tables.withLock { $0.watchers }
     guard !current.isEmpty else { return }
     let line = text()
@@ -163,7 +162,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     }
   }
 
-  static func matches(_ line: String, pattern: String) -> Bool {
+  package static func matches(_ line: String, pattern: String) -> Bool {
     if pattern.isEmpty || pattern == "*" { return true }
     if pattern.hasSuffix("*") { return line.hasPrefix(String(pattern.dropLast())) }
     return line.hasPrefix(pattern + " ") || line.hasPrefix(pattern + ".")
@@ -197,7 +196,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
   /// `connected` bool state output; shown only while the instance runs (the retained value
   /// of a stopped instance is history).
-  static func peer(of status: InstanceStatus, retained: [String: Value]) -> String? {
+  package static func peer(of status: InstanceStatus, retained: [String: Value]) -> String? {
     guard
       status.ports.contains(where: {
         $0.name == "connected" && $0.direction == .output && $0.type == .bool && $0.kind == .state
@@ -210,7 +209,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   /// A schedule says when each trigger fires next on `next.NAME` text state outputs.
-  static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
+  package static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
     guard status.phase == .running else { return nil }
     var times: [String: String] = [:]
     for port in status.ports
@@ -241,5 +240,5 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
 
 // Read access to the installed routes (HubIntrospection.swift, the start-up log line).
 extension Hub {
-  func installedRoutes() -> [CompiledRoute] { tables.withLock { $0.routes.all } }
+  package func installedRoutes() -> [CompiledRoute] { tables.withLock { $0.routes.all } }
 }

@@ -3,17 +3,8 @@ import PatchbayValues
 import Synchronization
 
 extension Hub {
-  /// Applies a new config by starting, stopping or restarting only the instances that changed,
-  /// and rebuilding the routes. An invalid config is refused with `check`'s messages and the
-  /// running hub is left exactly as it was.
-  public func reload(_ newConfig: HubConfig) throws(ConfigErrors) -> ReloadSummary {
-    let problems = ConfigChecker(config: newConfig).check(newConfig)
-    guard problems.isEmpty else { throw ConfigErrors(problems) }
-    return applyReload(newConfig)
-  }
-
   /// The reload itself, after the new config passed `check`.
-  func applyReload(_ newConfig: HubConfig) -> ReloadSummary {
+  package func applyReload(_ newConfig: HubConfig) -> ReloadSummary {
     reloading.withLock { _ in applyReloadSerially(newConfig) }
   }
 

@@ -63,14 +63,14 @@ public enum RouteCompiler {
   }
 
   /// Map keys are written as TOML keys (always text); read them as the source type.
-  static func keyJSON(_ key: String, for type: ValueType) -> JSONValue {
+  package static func keyJSON(_ key: String, for type: ValueType) -> JSONValue {
     switch type {
     case .text, .button: return .string(key)
     default: return JSONValue.parse(key) ?? .string(key)
     }
   }
 
-  static func resolve(
+  package static func resolve(
     _ address: PortAddress, field: String, direction: PortDirection, catalog: PortCatalog,
     _ fail: (String, String) -> Void
   ) -> PortDescriptor? {

@@ -20,7 +20,7 @@ public struct CompiledRoute: Sendable {
   public var cyclesTargets: Bool { !spec.cycleTo.isEmpty }
 
   /// The key a value is matched by in `filter` and `map`.
-  static func matchKey(_ value: Value) -> String {
+  package static func matchKey(_ value: Value) -> String {
     if case .button(let event) = value { return event.action.name }
     if case .text(let text) = value { return text }
     return value.description

@@ -15,7 +15,7 @@ public struct RouteCondition: Sendable, Equatable {
   public var description: String { "\(subject)\(field.map { "." + $0 } ?? "") \(negated ? "!=" : "==") \(expected)" }
 
   /// Reads the table or the `A == B` / `A != B` text; nil and a message when it is neither.
-  static func parse(_ json: JSONValue) -> Result<RouteCondition, ConditionSyntaxError> {
+  package static func parse(_ json: JSONValue) -> Result<RouteCondition, ConditionSyntaxError> {
     func failure(_ message: String) -> Result<RouteCondition, ConditionSyntaxError> {
       .failure(ConditionSyntaxError(message))
     }
@@ -59,9 +59,9 @@ public struct RouteCondition: Sendable, Equatable {
 }
 
 /// Why a `when` could not be read.
-struct ConditionSyntaxError: Error {
-  var message: String
-  init(_ message: String) { self.message = message }
+package struct ConditionSyntaxError: Error {
+  package var message: String
+  package init(_ message: String) { self.message = message }
 }
 
 /// A condition checked against the declared ports: the state output it reads and the value
@@ -85,18 +85,18 @@ public struct CompiledCondition: Sendable {
     return equal != negated
   }
 
-  static func sameJSON(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
+  package static func sameJSON(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
     if let x = a?.doubleValue, let y = b?.doubleValue { return x == y }
     return a == b
   }
 
   /// Members a `field` may name, by value type.
-  static let members: [ValueType: [String]] = [
+  package static let members: [ValueType: [String]] = [
     .light: ["on", "brightness", "color", "color_temperature", "transition_ms"],
     .color: ["hue", "saturation", "brightness"], .button: ["action", "queued", "age_ms"],
   ]
 
-  static func compile(
+  package static func compile(
     _ condition: RouteCondition, catalog: PortCatalog, fail: (String, String) -> Void
   ) -> CompiledCondition? {
     // The subject is a port, or a port and a field: try the whole text first.

@@ -6,8 +6,8 @@ import PatchbayValues
 /// against the route that sent it); a state input holds only its newest value, keeping its
 /// place in the line, so a slow consumer never works through a backlog. The inbox outlives
 /// the instance's processes: while it is down, inputs wait here.
-final class InstanceInbox: Sendable {
-  enum Item: Sendable {
+package final class InstanceInbox: Sendable {
+  package enum Item: Sendable {
     case event(port: String, value: Value)
     case state(port: String)
   }
@@ -28,9 +28,9 @@ final class InstanceInbox: Sendable {
   }
 
   private let line = Guarded(Line())
-  let bound: Int
+  package let bound: Int
 
-  enum Admission: Equatable {
+  package enum Admission: Equatable {
     /// Queued without waiting.
     case queued
     /// Queued after the producer waited for room (back-pressure).
@@ -39,10 +39,10 @@ final class InstanceInbox: Sendable {
     case dropped
   }
 
-  init(bound: Int) { self.bound = bound }
+  package init(bound: Int) { self.bound = bound }
 
   /// Queues a value; false when an event was dropped because the queue is full.
-  func enqueue(port: String, kind: PortKind, value: Value) -> Bool {
+  package func enqueue(port: String, kind: PortKind, value: Value) -> Bool {
     let queued = line.withLock { line -> Bool in
       switch kind {
       case .state:
@@ -61,7 +61,7 @@ final class InstanceInbox: Sendable {
   /// Queues an event, waiting for room while the consumer runs: between healthy instances
   /// nothing is dropped, the producer is slowed down instead. A consumer that is down (held)
   /// or makes no room before `deadline` keeps the bounded, counted queue.
-  func enqueueEvent(port: String, value: Value, waitingUntil deadline: Date) -> Admission {
+  package func enqueueEvent(port: String, value: Value, waitingUntil deadline: Date) -> Admission {
     var waited = false
     let admission = line.wait(until: deadline) { line, timedOut -> Guarded<Line>.Step<Admission> in
       if waited { line.waitingProducers -= 1 }
@@ -81,7 +81,7 @@ final class InstanceInbox: Sendable {
 
   /// Takes `value` for sending at once when nothing is queued or on its way (the caller then
   /// sends it and calls `finishSending`); false: `enqueue` it instead.
-  func claim(port: String, kind: PortKind, value: Value) -> Bool {
+  package func claim(port: String, kind: PortKind, value: Value) -> Bool {
     line.withLock { line in
       guard line.open, !line.closed, !line.sending, line.queue.isEmpty else { return false }
       line.sending = true
@@ -91,7 +91,7 @@ final class InstanceInbox: Sendable {
   }
 
   /// The input taken by `next` or `claim` was sent (or put back).
-  func finishSending() {
+  package func finishSending() {
     let work = line.withLock { line in
       line.sending = false
       return !line.queue.isEmpty
@@ -103,7 +103,7 @@ final class InstanceInbox: Sendable {
 
   /// A new process is ready: before anything newer it gets the latest value of every state
   /// input it had been given.
-  func open(replayingState: Bool) {
+  package func open(replayingState: Bool) {
     line.change { line in
       if replayingState {
         for (port, value) in line.deliveredState.sorted(by: { $0.key < $1.key }) where line.pendingState[port] == nil {
@@ -116,7 +116,7 @@ final class InstanceInbox: Sendable {
   }
 
   /// The process is gone or stopping: hold inputs until `open` again.
-  func hold() {
+  package func hold() {
     let producersWait = line.withLock { line in
       line.open = false
       return line.waitingProducers > 0
@@ -126,10 +126,10 @@ final class InstanceInbox: Sendable {
   }
 
   /// Ends the inbox for good; `next` returns nil.
-  func close() { line.change { $0.closed = true } }
+  package func close() { line.change { $0.closed = true } }
 
   /// Blocks until an input can be delivered; nil once closed. Call `finishSending` after it.
-  func next() -> (port: String, value: Value)? {
+  package func next() -> (port: String, value: Value)? {
     var wakeProducers = false
     let taken = line.wait { line, _ -> Guarded<Line>.Step<(port: String, value: Value)?> in
       if !line.closed && (!line.open || line.queue.isEmpty || line.sending) { return .wait }
@@ -151,7 +151,7 @@ final class InstanceInbox: Sendable {
   }
 
   /// Puts an input back at the front (its process died before it could be sent).
-  func putBack(port: String, kind: PortKind, value: Value) {
+  package func putBack(port: String, kind: PortKind, value: Value) {
     line.withLock { line in
       switch kind {
       case .state:
@@ -166,5 +166,5 @@ final class InstanceInbox: Sendable {
     }
   }
 
-  var depth: Int { line.withLock { $0.queue.count } }
+  package var depth: Int { line.withLock { $0.queue.count } }
 }

@@ -9,7 +9,7 @@ import PatchbayWire
 #endif
 
 /// What a supervised instance tells the hub.
-protocol InstanceSupervisorDelegate: AnyObject, Sendable {
+package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor)
 }
 
@@ -18,15 +18,15 @@ protocol InstanceSupervisorDelegate: AnyObject, Sendable {
 /// Its state has one owner, `state` (a mutex with a condition: waiting for an exit or for
 /// the ports is on events, never on a polling loop); process threads, the hub's ticker and
 /// control requests all go through it.
-final class InstanceSupervisor: PluginChannelDelegate, Sendable {
-  let spec: InstanceSpec
-  let libraryPath: String?
-  let locator: PluginLocator
-  let stateDirectory: String
-  let inbox: InstanceInbox
-  let logger: Logger
-  let clock: @Sendable () -> Double
-  let launcher: PluginLauncher
+package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
+  package let spec: InstanceSpec
+  package let libraryPath: String?
+  package let locator: PluginLocator
+  package let stateDirectory: String
+  package let inbox: InstanceInbox
+  package let logger: Logger
+  package let clock: @Sendable () -> Double
+  package let launcher: PluginLauncher
   private weak let delegate: (any InstanceSupervisorDelegate)?
   private let state: Guarded<State>
   private let timers = DispatchQueue(label: "patchbay.supervisor")
@@ -67,18 +67,18 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var lastRunDuration: Double?
   }
 
-  struct InFlightInput {
+  package struct InFlightInput {
     var sequence: UInt64
     var port: String
     var kind: PortKind
     var value: Value
   }
 
-  init(
+  package init(
     spec: InstanceSpec, libraryPath: String?, locator: PluginLocator, stateDirectory: String,
     delegate: any InstanceSupervisorDelegate,
     clock: @escaping @Sendable () -> Double = InstanceSupervisor.monotonicSeconds,
-    launcher: @escaping PluginLauncher = PluginLaunchers.processes
+    launcher: @escaping PluginLauncher
   ) {
     self.launcher = launcher
     self.spec = spec
@@ -97,7 +97,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     writer.start()
   }
 
-  static let monotonicSeconds: @Sendable () -> Double = {
+  package static let monotonicSeconds: @Sendable () -> Double = {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
@@ -107,7 +107,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// Starts the process. With `holdStart`, the instance is created but not started until
   /// `allowStart()` (the hub first checks routes against the ports of every instance).
-  func launch(holdStart: Bool = false) {
+  package func launch(holdStart: Bool = false) {
     guard let libraryPath else {
       markFailed("plugin '\(spec.plugin)' is not installed (no library on the plugin path)")
       return
@@ -145,10 +145,10 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  var instanceStateDirectory: String { stateDirectory + "/instances/" + spec.name }
+  package var instanceStateDirectory: String { stateDirectory + "/instances/" + spec.name }
 
   /// Lets a held instance start.
-  func allowStart() {
+  package func allowStart() {
     let process: (any PluginChannel)? = state.withLock { state in
       state.holdStart = false
       return state.phase == .starting && state.created ? state.process : nil
@@ -158,7 +158,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// Stops the instance: stop message, then SIGTERM, then SIGKILL, each after the stop timeout.
   /// Blocks until the process is gone.
-  func stop() {
+  package func stop() {
     let process: (any PluginChannel)? = state.change { state in
       state.deliberateStop = true
       if state.phase == .failed || state.phase == .stopped {
@@ -188,17 +188,17 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   }
 
   /// Waits until the plugin declared its ports, or the instance failed or stopped.
-  func waitUntilCreatedOrDown(until deadline: Date) {
+  package func waitUntilCreatedOrDown(until deadline: Date) {
     state.wait(until: deadline) { state, timedOut in
       state.created || state.phase == .failed || state.phase == .stopped || timedOut ? .done(()) : .wait
     }
   }
 
   /// Ends the inbox's delivery thread (after `stop`).
-  func shutdown() { inbox.close() }
+  package func shutdown() { inbox.close() }
 
   /// `patchbay restart`: a fresh start, forgetting failures.
-  func restartNow() {
+  package func restartNow() {
     stop()
     state.withLock { state in
       state.planner.reset()
@@ -210,7 +210,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   // MARK: Process events
 
-  func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
+  package func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
     switch message {
     case .hello(let version, _):
       if version != WireProtocol.version {
@@ -267,7 +267,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
+  package func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
     let (deliberate, current, alreadyFailed) = state.withLock { state in
       (state.deliberateStop, state.process === process, state.phase == .failed)
     }
@@ -358,7 +358,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   // MARK: Heartbeat (called by the hub's ticker)
 
-  func heartbeatTick() {
+  package func heartbeatTick() {
     let now = clock()
     let settings = spec.supervision
     let action: (any PluginChannel, UInt64?, Double?, InstancePhase)? = state.withLock { state in
@@ -396,7 +396,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// queued or on its way, the calling thread (the publisher's reader) sends it itself: one
   /// thread hand-off less per hop (docs/BENCHMARKS.md). It never blocks on a full socket;
   /// then the queue and its delivery thread take over.
-  func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil) -> Bool {
+  package func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil) -> Bool {
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
       transmit(port: port.name, value: value, blocking: false)
       return true
@@ -427,7 +427,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// The hub is not reading this instance's socket because a consumer of its events is full:
   /// its heartbeat answers wait unread behind its publishes, which is no hang.
-  func backPressure(begins: Bool) {
+  package func backPressure(begins: Bool) {
     let now = clock()
     state.withLock { state in
       state.backPressuredSince = begins ? now : nil
@@ -435,7 +435,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  func countBackPressure() { state.withLock { $0.backPressureWaits += 1 } }
+  package func countBackPressure() { state.withLock { $0.backPressureWaits += 1 } }
 
   private func deliverLoop() {
     while let (portName, value) = inbox.next() {
@@ -483,14 +483,14 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   // MARK: Introspection
 
-  var declaredPorts: [PortDescriptor] { state.withLock { $0.ports } }
-  var hasBeenCreated: Bool { state.withLock { $0.created } }
-  var currentPhase: InstancePhase { state.withLock { $0.phase } }
-  var pid: Int32? { state.withLock { $0.process?.pid } }
+  package var declaredPorts: [PortDescriptor] { state.withLock { $0.ports } }
+  package var hasBeenCreated: Bool { state.withLock { $0.created } }
+  package var currentPhase: InstancePhase { state.withLock { $0.phase } }
+  package var pid: Int32? { state.withLock { $0.process?.pid } }
 
-  func port(named name: String) -> PortDescriptor? { state.withLock { $0.ports.first { $0.name == name } } }
+  package func port(named name: String) -> PortDescriptor? { state.withLock { $0.ports.first { $0.name == name } } }
 
-  func status() -> InstanceStatus {
+  package func status() -> InstanceStatus {
     let depth = inbox.depth
     let now = clock()
     return state.withLock { state in
@@ -503,7 +503,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  static func pluginLogLevel(_ level: String) -> UInt8 {
+  package static func pluginLogLevel(_ level: String) -> UInt8 {
     switch level {
     case "trace": 0
     case "debug": 1
@@ -514,7 +514,7 @@ final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  static func hubLogLevel(_ level: UInt8) -> Logger.Level {
+  package static func hubLogLevel(_ level: UInt8) -> Logger.Level {
     switch level {
     case 0: .trace
     case 1: .debug

@@ -3,13 +3,15 @@ import PatchbayValues
 /// Applies a route's transforms to one value: filter, map, constant, cycle, then chooses the
 /// targets (all of `to`, or the next of `cycle_to`). Pure: the position in and out is explicit,
 /// so it is easy to test and to persist.
-enum RouteTransform {
-  struct Output: Equatable {
+package enum RouteTransform {
+  package struct Output: Equatable {
     var value: Value
     var targets: [PortAddress]
   }
 
-  static func apply(_ route: CompiledRoute, to input: Value, position: inout HubStateStore.RoutePosition) -> Output? {
+  package static func apply(_ route: CompiledRoute, to input: Value, position: inout HubStateStore.RoutePosition)
+    -> Output?
+  {
     if let filter = route.filter {
       let key = CompiledRoute.matchKey(input)
       guard filter.contains(where: { CompiledRoute.matchKey($0) == key }) else { return nil }

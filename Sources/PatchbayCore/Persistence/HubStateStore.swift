@@ -5,23 +5,23 @@ import Synchronization
 
 /// What the hub remembers across restarts, under the state directory: the last value of every
 /// state output, and each route's transform position (which scene ran last).
-final class HubStateStore: Sendable {
-  struct Snapshot: Codable {
+package final class HubStateStore: Sendable {
+  package struct Snapshot: Codable {
     var retained: [String: RetainedValue] = [:]
     var routes: [String: RoutePosition] = [:]
   }
 
-  struct RetainedValue: Codable, Equatable {
+  package struct RetainedValue: Codable, Equatable {
     var type: ValueType
     var value: JSONValue
   }
 
-  struct RoutePosition: Codable, Equatable {
+  package struct RoutePosition: Codable, Equatable {
     var cycle = 0
     var target = 0
   }
 
-  let path: String
+  package let path: String
   private struct Memory {
     var snapshot = Snapshot()
     var dirty = false
@@ -35,7 +35,7 @@ final class HubStateStore: Sendable {
   private let queue = DispatchQueue(label: "patchbay.state-store")
   private let logger = Logger(label: "hub")
 
-  init(directory: String) {
+  package init(directory: String) {
     path = directory + "/hub-state.json"
     var snapshot = Snapshot()
     if let data = FileManager.default.contents(atPath: path) {
@@ -48,16 +48,16 @@ final class HubStateStore: Sendable {
     memory = Mutex(Memory(snapshot: snapshot))
   }
 
-  func retained() -> [String: Value] {
+  package func retained() -> [String: Value] {
     memory.withLock { $0.snapshot.retained }.compactMapValues { try? Value.fromJSON($0.value, as: $0.type) }
   }
 
   /// The retained value of one state output (what a route condition compares with).
-  func retainedValue(for address: String) -> Value? {
+  package func retainedValue(for address: String) -> Value? {
     memory.withLock { $0.snapshot.retained[address] }.flatMap { try? Value.fromJSON($0.value, as: $0.type) }
   }
 
-  func retain(_ value: Value, for address: String) {
+  package func retain(_ value: Value, for address: String) {
     let entry = RetainedValue(type: value.type, value: value.json)
     let changed = memory.withLock { memory -> Bool in
       guard memory.snapshot.retained[address] != entry else { return false }
@@ -67,10 +67,12 @@ final class HubStateStore: Sendable {
     if changed { scheduleFlush(delay: 0.5) }
   }
 
-  func position(of route: String) -> RoutePosition { memory.withLock { $0.snapshot.routes[route] ?? RoutePosition() } }
+  package func position(of route: String) -> RoutePosition {
+    memory.withLock { $0.snapshot.routes[route] ?? RoutePosition() }
+  }
 
   /// Transform positions are written at once: a toggle must survive a crash right after it.
-  func setPosition(_ position: RoutePosition, of route: String) {
+  package func setPosition(_ position: RoutePosition, of route: String) {
     memory.withLock { $0.snapshot.routes[route] = position }
     flush()
   }
@@ -85,7 +87,7 @@ final class HubStateStore: Sendable {
   }
 
   /// Writes the state now (also called on shutdown).
-  func flush() {
+  package func flush() {
     writing.withLock { _ in
       let snapshot = memory.withLock { memory in
         memory.flushScheduled = false

@@ -32,7 +32,7 @@ public struct PluginLocator: Sendable {
     hostExecutable = candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? Self.installedHost
   }
 
-  static var executableDirectory: String {
+  package static var executableDirectory: String {
     let resolved =
       (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     return (resolved as NSString).deletingLastPathComponent
@@ -69,5 +69,5 @@ public struct PluginLocator: Sendable {
   }
 
   /// `..` and `.` removed as text, without resolving symbolic links.
-  static func tidy(_ path: String) -> String { URL(fileURLWithPath: path).standardized.path }
+  package static func tidy(_ path: String) -> String { URL(fileURLWithPath: path).standardized.path }
 }

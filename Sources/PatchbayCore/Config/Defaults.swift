@@ -9,7 +9,7 @@ import Foundation
 public enum Defaults {
   public static let mainConfigFile = "/etc/patchbay/patchbay.toml"
 
-  static var isSystemInstall: Bool {
+  package static var isSystemInstall: Bool {
     FileManager.default.isWritableFile(atPath: "/var/lib/patchbay")
   }
 

@@ -1,14 +1,14 @@
 import PatchbayValues
 
 /// Compiled routes indexed by the output they read.
-struct RouteTable: Sendable {
+package struct RouteTable: Sendable {
   private(set) var bySource: [PortAddress: [CompiledRoute]] = [:]
   private(set) var all: [CompiledRoute] = []
 
-  init(_ routes: [CompiledRoute] = []) {
+  package init(_ routes: [CompiledRoute] = []) {
     all = routes
     for route in routes { bySource[route.spec.from, default: []].append(route) }
   }
 
-  func routes(from address: PortAddress) -> [CompiledRoute] { bySource[address] ?? [] }
+  package func routes(from address: PortAddress) -> [CompiledRoute] { bySource[address] ?? [] }
 }

@@ -7,11 +7,11 @@ import Synchronization
 
 /// Writes a file so that a crash at any moment leaves either the old or the new content:
 /// temp file in the same directory, fsync, rename, fsync of the directory.
-enum AtomicFile {
+package enum AtomicFile {
   /// Every write has its own temp file, so concurrent writers never share one.
   private static let writes = Atomic<Int>(0)
 
-  static func write(_ data: Data, to path: String) throws {
+  package static func write(_ data: Data, to path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let serial = writes.add(1, ordering: .relaxed).newValue

@@ -12,15 +12,15 @@
 /// array and inline-table values) to know where a statement starts and which bracket is open;
 /// everything else is left to the real parser. The CLI parses in a child process as well
 /// (`ParserIsolation`), for traps nobody has found yet.
-enum TOMLTrapGuard {
-  struct Finding: Equatable {
+package enum TOMLTrapGuard {
+  package struct Finding: Equatable {
     var line: Int
     var column: Int
     var found: Unicode.Scalar
     var problem: String
   }
 
-  static func firstTrap(in text: String) -> Finding? {
+  package static func firstTrap(in text: String) -> Finding? {
     var scanner = Scanner(Array(text.unicodeScalars))
     return scanner.run()
   }

@@ -8,6 +8,12 @@ public struct SceneSpec: Sendable {
   public var file: String
   public var settings: [(target: PortAddress, value: JSONValue)]
 
+  package init(name: String, file: String, settings: [(target: PortAddress, value: JSONValue)]) {
+    self.name = name
+    self.file = file
+    self.settings = settings
+  }
+
   public var keyPath: String { "scenes.\(name)" }
 
   /// The hub's own pseudo-instance: `scene.NAME` (activate) and `scene.NAME.activated`.
@@ -15,7 +21,7 @@ public struct SceneSpec: Sendable {
 }
 
 extension ConfigLoader {
-  func parseScene(name: String, _ body: JSONValue, file: String, _ diagnostics: inout [ConfigDiagnostic])
+  package func parseScene(name: String, _ body: JSONValue, file: String, _ diagnostics: inout [ConfigDiagnostic])
     -> SceneSpec?
   {
     func fail(_ key: String, _ message: String) {

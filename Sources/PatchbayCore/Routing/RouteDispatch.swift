@@ -7,12 +7,12 @@ import Synchronization
 /// sent down every route from it, through the route's condition and transform, into the
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
-  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor) {
+  package func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor) {
     route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance)
   }
 
   /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
-  func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil) {
+  package func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil) {
     if kind == .state { store.retain(value, for: source.description) }
     notifyWatchers("\(source) \(value)")
     for route in tables.withLock({ $0.routes.routes(from: source) }) {
@@ -37,7 +37,7 @@ extension Hub {
     }
   }
 
-  func deliver(
+  package func deliver(
     _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor? = nil
   ) {
     for target in targets {
@@ -62,7 +62,7 @@ extension Hub {
 
   /// Compiles routes. Routes whose instances could not start are skipped with an error (the
   /// rest of the hub runs); routes that do not fit the declared ports are config errors.
-  func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
+  package func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
     var catalog: PortCatalog = [:]
     var down: Set<String> = []
     for (name, runtime) in instances {
@@ -110,7 +110,7 @@ extension Hub {
 
   /// Gives every state input the retained value of the state output routed to it (a consumer
   /// that starts later, or after a hub restart, sees the current state at once).
-  func replayRetained() {
+  package func replayRetained() {
     let retained = store.retained()
     for route in installedRoutes() {
       guard route.cycle == nil, !route.cyclesTargets, route.spec.momentary == nil,
