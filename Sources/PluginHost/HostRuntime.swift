@@ -11,7 +11,21 @@ import PatchbayWire
 /// One plugin instance inside this process: the host services table the plugin calls, and
 /// the plugin context (a serial queue) that runs every plugin callback one at a time.
 final class HostRuntime: @unchecked Sendable {
-  enum Phase: Int { case empty, creating, created, started, stopping, stopped }
+  enum Phase: Int {
+    case empty, creating, created, started, stopping, stopped
+
+    /// When a call came, for messages: "before start()", "after stop() returned".
+    var when: String {
+      switch self {
+      case .empty: "before create()"
+      case .creating: "during create()"
+      case .created: "after create(), before start()"
+      case .started: "after start()"
+      case .stopping: "during stop()"
+      case .stopped: "after stop() returned"
+      }
+    }
+  }
 
   let socket: PacketSocket
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
@@ -29,16 +43,20 @@ final class HostRuntime: @unchecked Sendable {
   private var retainedArgStrings: [UnsafeMutablePointer<CChar>] = []
   private let api: UnsafeMutablePointer<pb_host_api>
   /// Inputs taken and finished, in memory shared with the hub (see `InputLedger`).
-  let ledger = InputLedger.attach()
+  let ledger: InputLedger
   /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
   private var refusals: UInt64 = 0
   private var refusalsReported: UInt64 = 0
   private var refusalLog = LogBudget(burst: 3, interval: 10)
   private var pluginLog = LogBudget(burst: 200, interval: 10)
   private let housekeeping = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.host-housekeeping"))
+  /// Set only under `patchbay plugin test`: records callbacks and refused calls.
+  let conformance: ConformanceObserver?
 
-  init(socket: PacketSocket) {
+  init(socket: PacketSocket, ledger: InputLedger, conformance: ConformanceObserver? = nil) {
     self.socket = socket
+    self.ledger = ledger
+    self.conformance = conformance
     api = .allocate(capacity: 1)
     api.initialize(to: HostRuntime.makeAPI())
     housekeeping.schedule(deadline: .now() + 1, repeating: 1)
@@ -147,7 +165,9 @@ final class HostRuntime: @unchecked Sendable {
     setPhase(.creating)
     var error = pb_error()
     var created: UnsafeMutableRawPointer?
+    let call = conformance?.callbackBegins("create")
     let status = withUnsafePointer(to: &args) { library.descriptor.create($0, &created, &error) }
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     guard status == PB_OK else {
       fail(.create, status: status, Self.message(error, status: status))
     }
@@ -160,7 +180,9 @@ final class HostRuntime: @unchecked Sendable {
     guard let library, currentPhase == .created else { return }
     setPhase(.started)  // publishing is allowed from inside start()
     var error = pb_error()
+    let call = conformance?.callbackBegins("start")
     let status = library.descriptor.start(instance, &error)
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     guard status == PB_OK else {
       setPhase(.stopped)
       library.descriptor.destroy(instance)
@@ -179,7 +201,9 @@ final class HostRuntime: @unchecked Sendable {
       return
     }
     var error = pb_error()
+    let call = conformance?.callbackBegins("receive(\(declared.name))")
     let status = value.withCValue { library.descriptor.receive(instance, port, $0, &error) }
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     if status != PB_OK {
       log(UInt8(PB_LOG_WARNING), "input '\(declared.name)' refused: \(Self.message(error, status: status))")
     }
@@ -192,12 +216,18 @@ final class HostRuntime: @unchecked Sendable {
       setPhase(.stopping)
       var error = pb_error()
       if wasStarted {
+        let call = conformance?.callbackBegins("stop")
         let status = library.descriptor.stop(instance, &error)
+        if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
         if status != PB_OK { log(UInt8(PB_LOG_WARNING), "stop: \(Self.message(error, status: status))") }
       }
       setPhase(.stopped)
+      conformance?.stopReturned()
+      let call = conformance?.callbackBegins("destroy")
       library.descriptor.destroy(instance)
+      if let call { conformance?.callbackEnded(call) }
     }
+    conformance?.destroyed()
     socket.send(HostMessage.stopped.encode())
     if shouldExit { hostExit(0) }
   }
@@ -208,12 +238,17 @@ final class HostRuntime: @unchecked Sendable {
   }
 
   static func message(_ error: pb_error, status: Int32) -> String {
+    let text = text(error)
+    return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
+  }
+
+  /// What the plugin wrote into the error buffer, up to its NUL.
+  static func text(_ error: pb_error) -> String {
     var copy = error
-    let text = withUnsafeBytes(of: &copy.message) { bytes -> String in
+    return withUnsafeBytes(of: &copy.message) { bytes -> String in
       let end = bytes.firstIndex(of: 0) ?? bytes.count
       return String(decoding: bytes[0..<end], as: UTF8.self)
     }
-    return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
   }
 
   /// A message the hub must get for supervision to work; without a connection (the plugin
@@ -251,7 +286,10 @@ final class HostRuntime: @unchecked Sendable {
   }
 
   func addPort(_ raw: UnsafePointer<pb_port>?, _ indexOut: UnsafeMutablePointer<UInt32>?) -> pb_status {
-    guard currentPhase == .creating else {
+    let current = currentPhase
+    guard current == .creating else {
+      let name = raw?.pointee.name.map { String(cString: $0) } ?? "?"
+      conformance?.violation(.portsDeclaredInCreate, "add_port('\(name)') called \(current.when); refused")
       log(UInt8(PB_LOG_ERROR), "add_port called outside create(); refused")
       return PB_ERR_INVALID_STATE
     }
@@ -303,12 +341,16 @@ final class HostRuntime: @unchecked Sendable {
     }
     let (current, port) = snapshot
     guard current == .started || current == .stopping else {
+      conformance?.violation(
+        current == .stopped ? .noPublishAfterStop : .noPublishBeforeStart,
+        "publish on port \(index) \(current.when); refused with PB_ERR_INVALID_STATE")
       refuse(
         kind: "publish outside start..stop",
         "publish on port \(index) refused: the instance is not running (\(current))")
       return PB_ERR_INVALID_STATE
     }
     guard let port, port.direction == .output else {
+      conformance?.violation(.publishMatchesPort, "publish on port \(index): no such output port")
       refuse(kind: "publish on unknown port", "publish on port \(index) refused: no such output port")
       return PB_ERR_UNKNOWN_PORT
     }
@@ -316,10 +358,13 @@ final class HostRuntime: @unchecked Sendable {
     do throws(ValueRejection) {
       value = try Value(checking: raw)
     } catch {
+      conformance?.violation(.publishMatchesPort, "publish on '\(port.name)': \(error)")
       refuse(kind: "publish on '\(port.name)' refused", "publish on '\(port.name)' refused: \(error)")
       return PB_ERR_INVALID_ARGUMENT
     }
     guard value.type == port.type else {
+      conformance?.violation(
+        .publishMatchesPort, "publish on '\(port.name)': a \(value.type.name), the port carries \(port.type.name)")
       refuse(
         kind: "publish on '\(port.name)' wrong type",
         "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
@@ -338,7 +383,10 @@ final class HostRuntime: @unchecked Sendable {
     let context = UncheckedSendable((callback, userData))
     pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
       let due = self.lock.withLock { self.liveTimers.remove(id) != nil && self.phase == .started }
-      if due { context.value.0(context.value.1, id) }
+      guard due else { return }
+      let call = self.conformance?.callbackBegins("timer")
+      context.value.0(context.value.1, id)
+      if let call { self.conformance?.callbackEnded(call) }
     }
     return id
   }

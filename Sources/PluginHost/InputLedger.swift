@@ -15,6 +15,9 @@ final class InputLedger: @unchecked Sendable {  // C boundary: a shared page, pl
 
   private init(page: UnsafeMutablePointer<pc_input_ledger>?) { self.page = page }
 
+  /// Counting that goes nowhere (no hub: `patchbay plugin test`).
+  static var unattached: InputLedger { InputLedger(page: nil) }
+
   /// Maps the hub's ledger, then closes the descriptor (programs the plugin runs must not
   /// inherit it); without one (an older hub, `describe`), counting goes nowhere.
   static func attach() -> InputLedger {
