@@ -17,7 +17,7 @@ struct PluginTestCommand: ParsableCommand {
       config keys left out or of the wrong type. Rules: \(ConformanceRule.allCases.map(\.rawValue).joined(separator: ", ")).
       """)
 
-  @Argument(help: "The plugin: a library path, or the name of an installed plugin.")
+  @Argument(help: "The plugin: a library path (with a / or ending in .so), or the name of an installed plugin.")
   var library: String
 
   @Option(
@@ -38,8 +38,9 @@ struct PluginTestCommand: ParsableCommand {
   func run() throws {
     let locator = PluginLocator()
     let path: String
-    if library.contains("/") {
-      path = library
+    if library.contains("/") || (library.hasSuffix(".so") && FileManager.default.fileExists(atPath: library)) {
+      // Absolute: dlopen looks a bare file name up on the library path, not here.
+      path = URL(fileURLWithPath: library).standardizedFileURL.path
     } else if let found = locator.library(for: library) {
       path = found
     } else {
