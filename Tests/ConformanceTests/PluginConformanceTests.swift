@@ -91,6 +91,21 @@ import Testing
     #expect(reason.contains(expected.reason), "\(expected.rule): \(reason)")
   }
 
+  /// The hub finds a plugin by its file name: a descriptor naming another plugin fails `descriptor`.
+  @Test func aFileNamedForAnotherPluginFailsTheDescriptorRule() throws {
+    let directory = try TemporaryDirectory("conformance")
+    let built = try Self.build("well-behaved", into: directory)
+    let misnamed = directory.path + "/libpatchbay-plugin-misnamed.so"
+    try FileManager.default.moveItem(atPath: built, toPath: misnamed)
+    let report = try Self.check(misnamed)
+    #expect(report.status == 1)
+    #expect(report.failed == ["descriptor"], "\(report.output)")
+    #expect(
+      report.outcomes["descriptor"]?.reason.contains(
+        "the file name says plugin 'misnamed', its descriptor says 'well-behaved'")
+        == true, "\(report.output)")
+  }
+
   @Test func theTextReportNamesTheRuleAndTheExitStatusSaysFailed() throws {
     let directory = try TemporaryDirectory("conformance")
     let library = try Self.build("crashes-in-receive", into: directory)

@@ -32,6 +32,12 @@ enum ConformanceRun {
     do throws(LoadFailure) {
       let library = try PluginLibrary.open(path)
       let info = library.info
+      // The hub finds a plugin by its file name and refuses a descriptor that names another.
+      if let foundAs = PluginFileName.pluginName(ofPath: path), foundAs != info.name {
+        throw LoadFailure(
+          "\(path): the file name says plugin '\(foundAs)', its descriptor says '\(info.name)'; the hub refuses it."
+            + " Name the file libpatchbay-plugin-\(info.name).so (or \(info.name).so)")
+      }
       observer.report.write(
         "descriptor", "ok",
         "\(info.name) \(info.version), ABI \(info.abiMajor).\(info.abiMinor), descriptor size \(library.declaredSize)"
