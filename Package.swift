@@ -64,14 +64,23 @@ let package = Package(
     .target(
       name: "PatchbayWire", dependencies: ["PatchbayValues"], path: "Sources/PatchbayWire",
       swiftSettings: strict),
-    // The hub: config, routes and transforms, plugin processes, supervisor, control socket.
+    // The hub's core, without a process or a socket: config, routes and transforms, scenes,
+    // the supervisor and inboxes over `PluginChannel`, retained values, the hub itself.
     .target(
-      name: "PatchbayHub",
+      name: "PatchbayCore",
       dependencies: [
-        "PatchbayValues", "PatchbayWire", "CProcessControl",
+        "PatchbayValues", "PatchbayWire",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
         .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/PatchbayCore", swiftSettings: strict),
+    // The hub's I/O: plugin-host processes, the control socket, systemd, logging to stderr.
+    .target(
+      name: "PatchbayHub",
+      dependencies: [
+        "PatchbayCore", "PatchbayValues", "PatchbayWire", "CProcessControl",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/PatchbayHub", swiftSettings: strict),
     .executableTarget(
@@ -281,7 +290,7 @@ let package = Package(
     .testTarget(
       name: "PatchbayWireTests", dependencies: ["PatchbayWire", "PatchbayValues"], swiftSettings: strict),
     .testTarget(
-      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire"],
       swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],

@@ -1,0 +1,30 @@
+/// "did you mean" for names: the closest candidate within a small edit distance.
+package enum Suggestion {
+  package static func closest(to word: String, in candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    let allowed = max(2, word.count / 3)
+    return best.1 <= allowed ? best.0 : nil
+  }
+
+  /// " (did you mean 'x'?)" or "".
+  package static func hint(for word: String, in candidates: [String]) -> String {
+    closest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+  }
+
+  package static func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+      var current = [i] + Array(repeating: 0, count: b.count)
+      for j in 1...b.count {
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+}
