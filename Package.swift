@@ -327,6 +327,9 @@ let package = Package(
       dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // `patchbay plugin test` on fixtures that each break one ABI rule (compiled with gcc) and on the bundled plugins.
+    .testTarget(
+      name: "ConformanceTests", dependencies: ["PatchbayTestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
   ]
