@@ -62,7 +62,7 @@ let package = Package(
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
     // Framed, versioned messages between the hub and a plugin-host process.
     .target(
-      name: "PatchbayWire", dependencies: ["PatchbayValues"], path: "Sources/PatchbayWire",
+      name: "PatchbayWire", dependencies: ["PatchbayValues", "CProcessControl"], path: "Sources/PatchbayWire",
       swiftSettings: strict),
     // The hub's core, without a process or a socket: config, routes and transforms, scenes,
     // the supervisor and inboxes over `PluginChannel`, retained values, the hub itself.

@@ -45,35 +45,40 @@ socket.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid
 // The reader: every frame from the hub is untrusted; a bad one ends this process (the hub
 // would never send it, so the channel cannot be trusted any more).
 var helloSeen = false
+// Several frames per system call under a flood; an input counts as taken only when the plugin
+// context starts it (`InputLedger`), so frames read but not yet handled are the hub's to resend.
+let receiver = FrameBatchReceiver()
 while true {
-  switch socket.receive() {
-  case .closed:
-    // The hub is gone or closed our socket: stop the plugin politely, then leave.
-    runtime.pluginQueue.sync { runtime.stop(exit: false) }
-    hostExit(0)
-  case .oversized(let size):
-    runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
-    hostExit(65)
-  case .frame(let frame):
-    let message: HubMessage
-    do throws(WireError) {
-      message = try HubMessage.decode(frame)
-    } catch {
-      runtime.log(5, "hub sent a bad frame: \(error); exiting")
+  for result in receiver.receive(from: socket) {
+    switch result {
+    case .closed:
+      // The hub is gone or closed our socket: stop the plugin politely, then leave.
+      runtime.pluginQueue.sync { runtime.stop(exit: false) }
+      hostExit(0)
+    case .oversized(let size):
+      runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
       hostExit(65)
-    }
-    if case .hello(let version) = message {
-      guard version == WireProtocol.version else {
-        runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
+    case .frame(let frame):
+      let message: HubMessage
+      do throws(WireError) {
+        message = try HubMessage.decode(frame)
+      } catch {
+        runtime.log(5, "hub sent a bad frame: \(error); exiting")
         hostExit(65)
       }
-      helloSeen = true
-      continue
+      if case .hello(let version) = message {
+        guard version == WireProtocol.version else {
+          runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
+          hostExit(65)
+        }
+        helloSeen = true
+        continue
+      }
+      guard helloSeen else {
+        runtime.log(5, "hub sent \(message) before hello; exiting")
+        hostExit(65)
+      }
+      runtime.handle(message)
     }
-    guard helloSeen else {
-      runtime.log(5, "hub sent \(message) before hello; exiting")
-      hostExit(65)
-    }
-    runtime.handle(message)
   }
 }

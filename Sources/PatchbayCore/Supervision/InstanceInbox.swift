@@ -22,6 +22,9 @@ package final class InstanceInbox: Sendable {
     /// so inputs reach the process in the order they came.
     var sending = false
     var open = false
+    /// A process is starting and will open the inbox: producers wait for it as for a running
+    /// one (a flood right after the hub starts must not find its consumer "down").
+    var opening = false
     var closed = false
     /// Producers waiting for room (back-pressure); woken when an event leaves the queue.
     var waitingProducers = 0
@@ -65,7 +68,7 @@ package final class InstanceInbox: Sendable {
     var waited = false
     let admission = line.wait(until: deadline) { line, timedOut -> Guarded<Line>.Step<Admission> in
       if waited { line.waitingProducers -= 1 }
-      if line.queuedEvents >= bound && line.open && !line.closed && !timedOut {
+      if line.queuedEvents >= bound && (line.open || line.opening) && !line.closed && !timedOut {
         waited = true
         line.waitingProducers += 1
         return .wait
@@ -112,13 +115,18 @@ package final class InstanceInbox: Sendable {
         }
       }
       line.open = true
+      line.opening = false
     }
   }
+
+  /// A new process is on its way: until it opens the inbox (or fails), producers wait for room.
+  package func expectOpening() { line.withLock { $0.opening = true } }
 
   /// The process is gone or stopping: hold inputs until `open` again.
   package func hold() {
     let producersWait = line.withLock { line in
       line.open = false
+      line.opening = false
       return line.waitingProducers > 0
     }
     // Waiting producers stop waiting: a consumer that is down gets the bounded queue.

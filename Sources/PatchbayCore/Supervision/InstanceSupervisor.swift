@@ -123,6 +123,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.generation += 1
       state.sentToProcess = 0
     }
+    inbox.expectOpening()
     do {
       let process = try launcher(locator.hostExecutable, spec.name, arguments, self)
       let now = clock()

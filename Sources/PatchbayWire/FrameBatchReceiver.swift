@@ -1,22 +1,21 @@
 import CProcessControl
-import PatchbayCore
-import PatchbayWire
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Reads a plugin's frames several per system call (`recvmmsg`): a reader thread under a
-/// flood wakes once for everything queued instead of once per frame. One reader thread owns
+/// Reads frames several per system call (`recvmmsg`): a reader thread under a flood (the
+/// hub's reader of a plugin, a plugin host's reader of the hub) wakes once for everything
+/// queued instead of once per frame. One reader thread owns
 /// it. Its slots are allocated once; the kernel touches only the pages a frame fills, so the
 /// idle cost is address space, not memory.
-struct FrameBatchReceiver: ~Copyable {
-  static let slots = 16
-  let limit: Int
+public struct FrameBatchReceiver: ~Copyable {
+  public static let slots = 16
+  public let limit: Int
   private let buffers: UnsafeMutableRawBufferPointer
   private let lengths: UnsafeMutableBufferPointer<Int>
 
-  init(limit: Int = WireProtocol.maximumFrameBytes) {
+  public init(limit: Int = WireProtocol.maximumFrameBytes) {
     self.limit = limit
     buffers = .allocate(byteCount: Self.slots * (limit + 1), alignment: 16)
     lengths = .allocate(capacity: Self.slots)
@@ -29,7 +28,7 @@ struct FrameBatchReceiver: ~Copyable {
 
   /// Blocks for the next frames, in order; the last result may be `.closed` or `.oversized`
   /// (what follows a closed stream is not read).
-  func receive(from socket: PacketSocket) -> [PacketSocket.ReceiveResult] {
+  public func receive(from socket: PacketSocket) -> [PacketSocket.ReceiveResult] {
     let slot = limit + 1
     while true {
       let count = pc_receive_frames(
