@@ -321,7 +321,8 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
-    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
+    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )
 
