@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -101,6 +101,21 @@ def attack(driver, args):
     print("  refused: " + driver.find_element(By.TAG_NAME, "body").text.strip())
 
 
+def click(driver, selector):
+    """A click as a person makes it: on the element, scrolled to the middle of the screen (not
+    under the sticky header). The page redraws the instance cards every few seconds, so a found
+    element may be replaced before the click lands: then find it again."""
+    def clicked():
+        try:
+            element = css(driver, selector)[0]
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return True
+        except (IndexError, StaleElementReferenceException):
+            return False
+    wait(driver, "a click on " + selector, clicked)
+
+
 def card_field(driver, instance, field):
     """The value (dd) after the label (dt) `field` on an instance's card."""
     return driver.execute_script(
@@ -152,8 +167,7 @@ def run(driver, args):
         raise SystemExit("FAIL: the cross-site POST started the party")
 
     step("clicking the party toggle (party.run) starts party mode: the Hue simulator receives group commands")
-    toggle = wait(driver, "the party.run toggle", lambda: css(driver, 'input[aria-label="toggle party.run"]'))[0]
-    toggle.click()
+    click(driver, 'input[aria-label="toggle party.run"]')
     wait(driver, "party.running true on the page",
          lambda: text_of(driver, 'td.value[data-address="party.running"]') == "true")
     wait_plain("two group commands more on the Hue simulator (party colors)",
@@ -163,6 +177,8 @@ def run(driver, args):
     step("a press on the flicd simulator shows up live on the page")
     cell = 'td.value[data-address="bedside.button.button"]'
     shown_before = text_of(driver, cell)
+    if "changed" in (css(driver, cell)[0].get_attribute("class") or ""):
+        raise SystemExit("FAIL: the bedside.button.button cell was marked changed before the press")
     control(args.flicd_control, f"press {args.button} single")
     wait(driver, "the click in the bedside.button.button cell",
          lambda: "click" in (text_of(driver, cell) or "")
@@ -170,6 +186,7 @@ def run(driver, args):
     print(f"  bedside.button.button: {shown_before!r} -> {text_of(driver, cell)!r}")
 
     step("screenshots, desktop and phone width")
+    driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(args.screenshots + "/web-desktop.png")
     # A phone: 390 CSS pixels wide at 2 device pixels each, touch, and in dark mode (prefers-color-scheme).
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -177,18 +194,17 @@ def run(driver, args):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
                            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     wait(driver, "the page laid out for a phone", lambda: driver.execute_script("return window.innerWidth") == 390)
+    driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(args.screenshots + "/web-phone.png")
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
     step("restarting an instance from the page changes its pid")
-    old = hub_status(args)["lights"]["pid"]
-    button = css(driver, '.instance[data-instance="lights"] button.restart')[0]
-    driver.execute_script("arguments[0].scrollIntoView()", button)
-    button.click()
+    old = hub_status(args)["lights"].get("pid")
+    click(driver, '.instance[data-instance="lights"] button.restart')
     def restarted():
         now = hub_status(args)["lights"]
-        return now if now["pid"] not in (None, old) and now["phase"] == "running" else None
+        return now if now.get("pid") not in (None, old) and now.get("phase") == "running" else None
     new = wait_plain(f"a new pid for lights (was {old}) in patchbay status", restarted)["pid"]
     wait(driver, f"pid {new} on the page's lights card", lambda: card_field(driver, "lights", "pid") == str(new))
     print(f"  lights: pid {old} -> {new}")
