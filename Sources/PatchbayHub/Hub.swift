@@ -1,39 +1,56 @@
 import Foundation
 import Logging
 import PatchbayValues
+import Synchronization
 
 /// The running hub: its instances under supervision, the routes between their ports, what
-/// it remembers, and the watchers of `patchbay watch`.
-public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
-  public internal(set) var config: HubConfig
+/// it remembers, and the watchers of `patchbay watch`. Its tables have one owner, `tables` (a
+/// mutex: routing threads read them on every value, briefly; nothing blocks while holding it).
+public final class Hub: InstanceSupervisorDelegate, Sendable {
   let locator: PluginLocator
   let store: HubStateStore
   let logger = Logger(label: "hub")
-  private let lock = NSLock()
+  let tables: Mutex<Tables>
   /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
   /// instance twice).
-  private let reloading = NSLock()
-  private var instances: [String: InstanceRuntime] = [:]
-  private var routes = RouteTable()
-  private var scenes: [String: CompiledScene] = [:]
-  private var sceneActivations: [String: Int] = [:]
-  private var routeDrops: [String: Int] = [:]
-  private var routeErrors: [String] = []
-  private var watchers: [UUID: Watcher] = [:]
-  private let timers = DispatchQueue(label: "patchbay.route-timers")
-  private var ticker: DispatchSourceTimer?
+  let reloading = Mutex(())
+  let timers = DispatchQueue(label: "patchbay.route-timers")
+  /// The heartbeat ticker (Dispatch's timer is not Sendable: the mutex owns it).
+  private let ticker = Mutex<(any DispatchSourceTimer)?>(nil)
   private let startedAt = Date()
+  private let launcher: PluginLauncher
+
+  struct Tables {
+    var config: HubConfig
+    var instances: [String: InstanceSupervisor] = [:]
+    var routes = RouteTable()
+    var scenes: [String: CompiledScene] = [:]
+    var sceneActivations: [String: Int] = [:]
+    var routeDrops: [String: Int] = [:]
+    var routeErrors: [String] = []
+    var watchers: [UUID: Watcher] = [:]
+  }
 
   struct Watcher {
     var pattern: String
     var emit: @Sendable (String) -> Bool
   }
 
-  public init(config: HubConfig) {
-    self.config = config
+  /// The config the hub runs (the newest reloaded one).
+  public var config: HubConfig { tables.withLock { $0.config } }
+
+  public convenience init(config: HubConfig) { self.init(config: config, launcher: PluginLaunchers.processes) }
+
+  /// A hub whose instances run on the channels `launcher` starts (tests: in memory).
+  init(config: HubConfig, launcher: @escaping PluginLauncher) {
+    self.launcher = launcher
+    tables = Mutex(Tables(config: config))
     locator = PluginLocator(configured: config.hub.pluginPath)
     store = HubStateStore(directory: config.hub.stateDirectory)
   }
+
+  var instances: [String: InstanceSupervisor] { tables.withLock { $0.instances } }
+  func instance(named name: String) -> InstanceSupervisor? { tables.withLock { $0.instances[name] } }
 
   // MARK: Start and stop
 
@@ -42,7 +59,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   public func start() throws(ConfigErrors) {
     try? FileManager.default.createDirectory(atPath: config.hub.stateDirectory, withIntermediateDirectories: true)
     let runtimes = config.instances.map(makeRuntime)
-    lock.withLock { for runtime in runtimes { instances[runtime.spec.name] = runtime } }
+    tables.withLock { tables in for runtime in runtimes { tables.instances[runtime.spec.name] = runtime } }
     // Heartbeats from the first moment: a create() that never returns is a hang too.
     startTicker()
     for runtime in runtimes { runtime.launch(holdStart: true) }
@@ -53,91 +70,28 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       stop()
       throw error
     }
-    for runtime in runtimes { runtime.release() }
-    logger.info("hub started: \(runtimes.count) instances, \(routes.all.count) routes")
+    for runtime in runtimes { runtime.allowStart() }
+    logger.info("hub started: \(runtimes.count) instances, \(installedRoutes().count) routes")
   }
 
-  private func makeRuntime(_ spec: InstanceSpec) -> InstanceRuntime {
+  func makeRuntime(_ spec: InstanceSpec) -> InstanceSupervisor {
     let library = locator.library(for: spec.plugin)
-    return InstanceRuntime(
-      spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self)
+    return InstanceSupervisor(
+      spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self,
+      launcher: launcher)
   }
 
   /// Waits (generously) until each instance declared its ports or failed: on each instance's
   /// own condition, not by polling.
-  private func waitUntilCreated(_ runtimes: [InstanceRuntime]) {
+  func waitUntilCreated(_ runtimes: [InstanceSupervisor]) {
     let deadline = Date().addingTimeInterval(60)
     for runtime in runtimes { runtime.waitUntilCreatedOrDown(until: deadline) }
   }
 
-  /// Compiles routes. Routes whose instances could not start are skipped with an error (the
-  /// rest of the hub runs); routes that do not fit the declared ports are config errors.
-  private func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
-    var catalog: PortCatalog = [:]
-    var down: Set<String> = []
-    for (name, runtime) in lock.withLock({ instances }) {
-      let ports = runtime.declaredPorts
-      if runtime.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
-    }
-    if !sceneSpecs.isEmpty { catalog[SceneSpec.instanceName] = SceneCompiler.ports(of: sceneSpecs) }
-    var compiledScenes: [String: CompiledScene] = [:]
-    var diagnostics: [ConfigDiagnostic] = []
-    for spec in sceneSpecs {
-      // A value for an instance that could not start is left out (logged); the rest works.
-      var reachable = spec
-      reachable.settings = spec.settings.filter { !down.contains($0.target.instance) }
-      for (target, _) in spec.settings where down.contains(target.instance) {
-        logger.error("\(spec.keyPath): \(target) is left out: instance '\(target.instance)' is not running")
-      }
-      switch SceneCompiler.compile(reachable, catalog: catalog) {
-      case .success(let scene): compiledScenes[spec.name] = scene
-      case .failure(let errors): diagnostics += errors.diagnostics
-      }
-    }
-    var compiled: [CompiledRoute] = []
-    var skipped: [String] = []
-    for spec in specs {
-      let involved = [spec.from.instance] + spec.targets.map(\.instance)
-      if let missing = involved.first(where: { down.contains($0) }) {
-        let message = "\(spec.keyPath) (\(spec.from) -> ...) is inactive: instance '\(missing)' is not running"
-        logger.error("\(message)")
-        skipped.append(message)
-        continue
-      }
-      switch RouteCompiler.compile(spec, catalog: catalog) {
-      case .success(let route): compiled.append(route)
-      case .failure(let errors): diagnostics += errors.diagnostics
-      }
-    }
-    guard diagnostics.isEmpty else { throw ConfigErrors(diagnostics) }
-    lock.withLock {
-      routes = RouteTable(compiled)
-      routeErrors = skipped
-      scenes = compiledScenes
-    }
-    replayRetained()
-  }
-
-  /// Gives every state input the retained value of the state output routed to it (a consumer
-  /// that starts later, or after a hub restart, sees the current state at once).
-  private func replayRetained() {
-    let retained = store.retained()
-    for route in lock.withLock({ routes.all }) {
-      guard route.cycle == nil, !route.cyclesTargets, route.spec.momentary == nil,
-        let value = retained[route.spec.from.description],
-        lock.withLock({ instances[route.spec.from.instance] })?.port(named: route.spec.from.port)?.kind == .state
-      else { continue }
-      var position = HubStateStore.RoutePosition()
-      if let output = RouteTransform.apply(route, to: value, position: &position) {
-        deliver(output.value, to: output.targets, via: route)
-      }
-    }
-  }
-
   /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL) and saves state.
   public func stop() {
-    ticker?.cancel()
-    let runtimes = lock.withLock { Array(instances.values) }
+    ticker.withLock { $0?.cancel() }
+    let runtimes = Array(instances.values)
     DispatchQueue.concurrentPerform(iterations: runtimes.count) { index in runtimes[index].stop() }
     for runtime in runtimes { runtime.shutdown() }
     store.flush()
@@ -145,68 +99,15 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   }
 
   private func startTicker() {
-    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.heartbeat"))
-    timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
-    timer.setEventHandler { [weak self] in
-      guard let self else { return }
-      for runtime in self.lock.withLock({ Array(self.instances.values) }) { runtime.heartbeatTick() }
-    }
-    timer.resume()
-    ticker = timer
-  }
-
-  // MARK: Values flowing
-
-  func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor) {
-    route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance)
-  }
-
-  /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
-  func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceRuntime? = nil) {
-    if kind == .state { store.retain(value, for: source.description) }
-    notifyWatchers("\(source) \(value)")
-    for route in lock.withLock({ routes.routes(from: source) }) {
-      if let condition = route.condition,
-        !condition.holds(for: store.retainedValue(for: condition.source.description))
-      {
-        continue
+    ticker.withLock { ticker in
+      let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.heartbeat"))
+      timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+      timer.setEventHandler { [weak self] in
+        guard let self else { return }
+        for runtime in self.instances.values { runtime.heartbeatTick() }
       }
-      var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
-      let before = position
-      guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
-      // Delivered first: the position is written at once, but that waits for fsync (several
-      // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
-      deliver(output.value, to: output.targets, via: route, from: producer)
-      if position != before { store.setPosition(position, of: route.id) }
-      if let reset = route.momentaryReset {
-        let targets = output.targets
-        timers.asyncAfter(deadline: .now() + .milliseconds(route.momentaryDelayMs)) { [weak self] in
-          self?.deliver(reset, to: targets, via: route)
-        }
-      }
-    }
-  }
-
-  private func deliver(
-    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceRuntime? = nil
-  ) {
-    for target in targets {
-      if target.instance == SceneSpec.instanceName {
-        handOut(scene: target.port)
-        continue
-      }
-      guard let runtime = lock.withLock({ instances[target.instance] }), let port = runtime.port(named: target.port)
-      else { continue }
-      if !runtime.deliver(value, to: port, from: producer) {
-        let count = lock.withLock { () -> Int in
-          routeDrops[route.id, default: 0] += 1
-          return routeDrops[route.id]!
-        }
-        // Log the first drop and then every 100th, so a flood cannot flood the log too.
-        if count == 1 || count % 100 == 0 {
-          logger.warning("queue of \(target) is full: dropped \(count) events from route \(route.spec.keyPath)")
-        }
-      }
+      timer.resume()
+      ticker = timer
     }
   }
 
@@ -219,8 +120,8 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       try activate(scene: address.port)
       return
     }
-    guard let runtime = lock.withLock({ instances[address.instance] }) else {
-      let names = lock.withLock { Array(instances.keys) }
+    guard let runtime = instance(named: address.instance) else {
+      let names = Array(instances.keys)
       throw ControlError("unknown instance '\(address.instance)'" + Suggestion.hint(for: address.instance, in: names))
     }
     guard let port = runtime.port(named: address.port) else {
@@ -245,16 +146,16 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   /// Streams `INSTANCE.PORT VALUE` lines whose address matches `pattern` (a prefix, or `*`).
   public func watch(pattern: String, emit: @escaping @Sendable (String) -> Bool) -> UUID {
     let id = UUID()
-    lock.withLock { watchers[id] = Watcher(pattern: pattern, emit: emit) }
+    tables.withLock { $0.watchers[id] = Watcher(pattern: pattern, emit: emit) }
     return id
   }
 
-  public func unwatch(_ id: UUID) { _ = lock.withLock { watchers.removeValue(forKey: id) } }
+  public func unwatch(_ id: UUID) { _ = tables.withLock { $0.watchers.removeValue(forKey: id) } }
 
   /// The line is only formatted when someone watches (formatting every value was a visible
   /// part of the hub's cost per message).
-  private func notifyWatchers(_ text: @autoclosure () -> String) {
-    let current = lock.withLock { watchers }
+  func notifyWatchers(_ text: @autoclosure () -> String) {
+    let current = tables.withLock { $0.watchers }
     guard !current.isEmpty else { return }
     let line = text()
     for (id, watcher) in current where Self.matches(line, pattern: watcher.pattern) {
@@ -269,8 +170,15 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
   }
 
   public func status() -> HubStatus {
-    let (runtimes, drops, errors, routeCount) = lock.withLock {
-      (Array(instances.values), routeDrops, routeErrors, routes.all.map { ($0.id, $0.spec.keyPath) })
+    let (runtimes, drops, errors, routeCount, scenes) = tables.withLock { tables in
+      (
+        Array(tables.instances.values), tables.routeDrops, tables.routeErrors,
+        tables.routes.all.map { ($0.id, $0.spec.keyPath) },
+        tables.scenes.values.map {
+          HubStatus.Scene(
+            name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
+        }
+      )
     }
     let retained = store.retained()
     return HubStatus(
@@ -283,12 +191,7 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
       }.sorted { $0.name < $1.name },
       routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
       inactiveRoutes: errors,
-      scenes: lock.withLock {
-        scenes.values.map {
-          HubStatus.Scene(
-            name: $0.spec.name, ports: $0.values.count, activations: sceneActivations[$0.spec.name] ?? 0)
-        }
-      }.sorted { $0.name < $1.name })
+      scenes: scenes.sorted { $0.name < $1.name })
   }
 
   /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
@@ -306,45 +209,6 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
     return up ? "connected" : "disconnected"
   }
 
-  // MARK: Scenes
-
-  /// `patchbay scene NAME` and `patchbay send scene.NAME`: refused for an unknown scene.
-  public func activate(scene name: String) throws(ControlError) {
-    guard lock.withLock({ scenes[name] }) != nil else {
-      let names = lock.withLock { Array(scenes.keys) }.sorted()
-      throw ControlError(
-        "unknown scene '\(name)'" + Suggestion.hint(for: name, in: names)
-          + " (scenes: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
-    }
-    handOut(scene: name)
-  }
-
-  /// Hands every value of the scene to its port at once (state inputs keep only the newest,
-  /// events queue in order; an instance that is down gets them when it is back), then
-  /// publishes `scene.NAME.activated`.
-  private func handOut(scene name: String) {
-    guard
-      let scene = lock.withLock({ () -> CompiledScene? in
-        sceneActivations[name, default: 0] += 1
-        return scenes[name]
-      })
-    else { return }
-    var waiting: [String] = []
-    var dropped: [String] = []
-    for (target, port, value) in scene.values {
-      guard let runtime = lock.withLock({ instances[target.instance] }) else { continue }
-      if runtime.currentPhase != .running { waiting.append(target.description) }
-      if !runtime.deliver(value, to: port) { dropped.append(target.description) }
-    }
-    var note = "scene \(name): \(scene.values.count) values handed out"
-    if !waiting.isEmpty {
-      note += "; \(waiting.count) wait for instances that are not running (\(waiting.joined(separator: ", ")))"
-    }
-    if !dropped.isEmpty { note += "; \(dropped.count) dropped, queue full (\(dropped.joined(separator: ", ")))" }
-    logger.notice("\(note)")
-    route(.trigger, from: PortAddress(instance: SceneSpec.instanceName, port: name + ".activated"), kind: .event)
-  }
-
   /// A schedule says when each trigger fires next on `next.NAME` text state outputs.
   static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
     guard status.phase == .running else { return nil }
@@ -360,70 +224,13 @@ public final class Hub: InstanceRuntimeDelegate, @unchecked Sendable {
 
   /// `patchbay restart INSTANCE`.
   public func restart(instance name: String) throws(ControlError) {
-    guard let runtime = lock.withLock({ instances[name] }) else {
-      throw ControlError(
-        "unknown instance '\(name)'" + Suggestion.hint(for: name, in: lock.withLock { Array(instances.keys) }))
+    guard let runtime = instance(named: name) else {
+      throw ControlError("unknown instance '\(name)'" + Suggestion.hint(for: name, in: Array(instances.keys)))
     }
     DispatchQueue.global().async { runtime.restartNow() }
   }
 
-  public func pid(of instance: String) -> Int32? { lock.withLock { instances[instance] }?.pid }
-
-  /// The reload itself, after the new config passed `check`.
-  func applyReload(_ newConfig: HubConfig) -> ReloadSummary {
-    reloading.withLock { applyReloadSerially(newConfig) }
-  }
-
-  private func applyReloadSerially(_ newConfig: HubConfig) -> ReloadSummary {
-    let current = lock.withLock { instances }
-    let wanted = Dictionary(uniqueKeysWithValues: newConfig.instances.map { ($0.name, $0) })
-    var summary = ReloadSummary(started: [], stopped: [], restarted: [], unchanged: [])
-    var retiring: [InstanceRuntime] = []
-    var launching: [InstanceRuntime] = []
-    for (name, runtime) in current {
-      guard let spec = wanted[name] else {
-        retiring.append(runtime)
-        summary.stopped.append(name)
-        continue
-      }
-      if spec.identity == runtime.spec.identity {
-        summary.unchanged.append(name)
-      } else {
-        retiring.append(runtime)
-        launching.append(makeRuntime(spec))
-        summary.restarted.append(name)
-      }
-    }
-    for spec in newConfig.instances where current[spec.name] == nil {
-      launching.append(makeRuntime(spec))
-      summary.started.append(spec.name)
-    }
-    lock.withLock { config = newConfig }
-    let toStop = retiring
-    DispatchQueue.concurrentPerform(iterations: toStop.count) { toStop[$0].stop() }
-    lock.withLock {
-      for runtime in retiring {
-        runtime.shutdown()
-        instances.removeValue(forKey: runtime.spec.name)
-      }
-      for runtime in launching { instances[runtime.spec.name] = runtime }
-    }
-    for runtime in launching { runtime.launch(holdStart: true) }
-    waitUntilCreated(launching)
-    do throws(ConfigErrors) {
-      try installRoutes(newConfig.routes, scenes: newConfig.scenes)
-    } catch {
-      // check() passed, so only a plugin that changed its mind about its ports gets here.
-      logger.error("routes after reload: \(error)")
-    }
-    for runtime in launching { runtime.release() }
-    summary.started.sort()
-    summary.stopped.sort()
-    summary.restarted.sort()
-    summary.unchanged.sort()
-    logger.notice("reloaded: \(summary)")
-    return summary
-  }
+  public func pid(of instance: String) -> Int32? { self.instance(named: instance)?.pid }
 }
 
 /// A refused control request, with a message for the user.
@@ -432,7 +239,7 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
   public init(_ description: String) { self.description = description }
 }
 
-// Read access to the installed routes for HubIntrospection.swift (private state lives in this file).
+// Read access to the installed routes (HubIntrospection.swift, the start-up log line).
 extension Hub {
-  func installedRoutes() -> [CompiledRoute] { lock.withLock { routes.all } }
+  func installedRoutes() -> [CompiledRoute] { tables.withLock { $0.routes.all } }
 }

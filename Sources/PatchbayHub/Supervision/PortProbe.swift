@@ -1,11 +1,12 @@
 import Foundation
 import PatchbayValues
 import PatchbayWire
+import Synchronization
 
 /// Asks a plugin, inside its own plugin-host process, what it is (describe) or which ports an
 /// instance config gives it (create, then stop) — so a broken library or config cannot crash
 /// the caller.
-final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
+final class PortProbe: PluginChannelDelegate, Sendable {
   enum Outcome: Sendable {
     case described(PluginInfo)
     case created(PluginInfo, [PortDescriptor])
@@ -15,9 +16,8 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
   }
 
   private let done = DispatchSemaphore(value: 0)
-  private let lock = NSLock()
-  private var outcome: Outcome?
-  private var logLines: [String] = []
+  /// The first answer, and the warnings the plugin logged on the way (for a failure).
+  private let answer = Mutex<(outcome: Outcome?, logLines: [String])>((nil, []))
 
   static func describe(library: String, locator: PluginLocator) -> Outcome {
     PortProbe().run(.describe(libraryPath: library), locator: locator)
@@ -31,7 +31,7 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
   }
 
   private func run(_ request: HubMessage, locator: PluginLocator) -> Outcome {
-    let process: PluginProcess
+    let process: any PluginChannel
     do {
       // No instance name has parentheses: the marker never matches a running instance, nor
       // another probe (a probe's end must not sweep a concurrent one away).
@@ -48,31 +48,31 @@ final class PortProbe: PluginProcessDelegate, @unchecked Sendable {
       return .failed("the plugin did not answer within 30 s")
     }
     process.send(.stop)
-    return lock.withLock { outcome } ?? .failed("no answer")
+    return answer.withLock { $0.outcome } ?? .failed("no answer")
   }
 
   private func finish(_ result: Outcome) {
-    let first = lock.withLock { () -> Bool in
-      guard outcome == nil else { return false }
-      outcome = result
+    let first = answer.withLock { answer -> Bool in
+      guard answer.outcome == nil else { return false }
+      answer.outcome = result
       return true
     }
     if first { done.signal() }
   }
 
-  func pluginProcess(_ process: PluginProcess, received message: HostMessage) {
+  func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
     switch message {
     case .described(let info): finish(.described(info))
     case .created(let info, let ports): finish(.created(info, ports))
     case .failed(.load, PluginFileName.mismatchStatus, let text): finish(.misnamed(text))
     case .failed(_, _, let text): finish(.failed(text))
-    case .log(let level, let text) where level >= 4: lock.withLock { logLines.append(text) }
+    case .log(let level, let text) where level >= 4: answer.withLock { $0.logLines.append(text) }
     default: break
     }
   }
 
-  func pluginProcess(_ process: PluginProcess, exited reason: ExitReason) {
-    let lines = lock.withLock { logLines }
+  func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
+    let lines = answer.withLock { $0.logLines }
     let detail = lines.isEmpty ? "" : ": " + lines.joined(separator: "; ")
     finish(.failed("the plugin host \(reason)\(detail)"))
   }

@@ -8,14 +8,17 @@ import PatchbayWire
   import Glibc
 #endif
 
-/// What an instance tells the hub.
-protocol InstanceRuntimeDelegate: AnyObject, Sendable {
-  func instance(_ instance: InstanceRuntime, published value: Value, on port: PortDescriptor)
+/// What a supervised instance tells the hub.
+protocol InstanceSupervisorDelegate: AnyObject, Sendable {
+  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
 /// and an intensity limit, kills it when it stops answering, and feeds it from its inbox.
-final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
+/// Its state has one owner, `state` (a mutex with a condition: waiting for an exit or for
+/// the ports is on events, never on a polling loop); process threads, the hub's ticker and
+/// control requests all go through it.
+final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   let spec: InstanceSpec
   let libraryPath: String?
   let locator: PluginLocator
@@ -23,41 +26,46 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   let inbox: InstanceInbox
   let logger: Logger
   let clock: @Sendable () -> Double
-  private weak var delegate: (any InstanceRuntimeDelegate)?
-  /// Guards the state below; broadcast whenever the process, `created` or the phase changes,
-  /// so that waiting (for an exit, for the ports) is on events, not on a polling loop.
-  private let lock = NSCondition()
+  let launcher: PluginLauncher
+  private weak let delegate: (any InstanceSupervisorDelegate)?
+  private let state: Guarded<State>
   private let timers = DispatchQueue(label: "patchbay.supervisor")
 
-  // Guarded by `lock`.
-  private var process: PluginProcess?
-  private var phase = InstancePhase.stopped
-  private var ports: [PortDescriptor] = []
-  /// The plugin has declared its ports at least once (an instance may have none).
-  private var created = false
-  private var startedAt: Double?
-  private var planner: RestartPlanner
-  private var heartbeatSequence: UInt64 = 0
-  private var heartbeatOutstandingSince: Double?
-  private var lastHeartbeatSent: Double = 0
-  private var deliberateStop = false
-  private var holdStart = false
-  private var failure: String?
-  private var failedSince: Date?
-  private var lastExit: String?
-  private var restarts = 0
-  private var messagesIn = 0
-  private var messagesOut = 0
-  private var drops = 0
-  /// Calls of the plugin its host refused (bad values, wrong port or state), this process.
-  private var refusals = 0
-  /// How often a publish of this instance had to wait for a full consumer (back-pressure).
-  private var backPressureWaits = 0
-  private var backPressuredSince: Double?
-  /// Inputs sent to the current process that it has not reported finished (`consumed`): given
-  /// to the next process if this one dies, so an input in a dead process's socket is not lost.
-  private var inFlight: Deque<InFlightInput> = []
-  private var sentToProcess: UInt64 = 0
+  private struct State {
+    var process: (any PluginChannel)?
+    var phase = InstancePhase.stopped
+    var ports: [PortDescriptor] = []
+    /// The plugin has declared its ports at least once (an instance may have none).
+    var created = false
+    var startedAt: Double?
+    var planner: RestartPlanner
+    var heartbeatSequence: UInt64 = 0
+    var heartbeatOutstandingSince: Double?
+    var lastHeartbeatSent: Double = 0
+    var deliberateStop = false
+    var holdStart = false
+    var failure: String?
+    var failedSince: Date?
+    var lastExit: String?
+    var restarts = 0
+    var messagesIn = 0
+    var messagesOut = 0
+    var drops = 0
+    /// Calls of the plugin its host refused (bad values, wrong port or state), this process.
+    var refusals = 0
+    /// How often a publish of this instance had to wait for a full consumer (back-pressure).
+    var backPressureWaits = 0
+    var backPressuredSince: Double?
+    /// Inputs sent to the current process that it has not reported finished (`consumed`): given
+    /// to the next process if this one dies, so an input in a dead process's socket is not lost.
+    var inFlight: Deque<InFlightInput> = []
+    var sentToProcess: UInt64 = 0
+    /// Refusals of the processes before this one (the count in `status` spans restarts).
+    var refusalsBefore = 0
+    var generation = 0
+    /// How long the last process ran after it was started; a long enough run resets back-off.
+    var lastRunDuration: Double?
+  }
 
   struct InFlightInput {
     var sequence: UInt64
@@ -65,16 +73,14 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     var kind: PortKind
     var value: Value
   }
-  /// Refusals of the processes before this one (the count in `status` spans restarts).
-  private var refusalsBefore = 0
-  private var generation = 0
-  /// How long the last process ran after it was started; a long enough run resets back-off.
-  private var lastRunDuration: Double?
 
   init(
     spec: InstanceSpec, libraryPath: String?, locator: PluginLocator, stateDirectory: String,
-    delegate: any InstanceRuntimeDelegate, clock: @escaping @Sendable () -> Double = InstanceRuntime.monotonicSeconds
+    delegate: any InstanceSupervisorDelegate,
+    clock: @escaping @Sendable () -> Double = InstanceSupervisor.monotonicSeconds,
+    launcher: @escaping PluginLauncher = PluginLaunchers.processes
   ) {
+    self.launcher = launcher
     self.spec = spec
     self.libraryPath = libraryPath
     self.locator = locator
@@ -82,7 +88,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     self.delegate = delegate
     self.clock = clock
     inbox = InstanceInbox(bound: spec.supervision.queueSize)
-    planner = RestartPlanner(settings: spec.supervision)
+    state = Guarded(State(planner: RestartPlanner(settings: spec.supervision)))
     var logger = Logger(label: spec.name)
     logger.logLevel = Logger.Level(rawValue: spec.logLevel) ?? .info
     self.logger = logger
@@ -100,7 +106,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   // MARK: Lifecycle
 
   /// Starts the process. With `holdStart`, the instance is created but not started until
-  /// `release()` (the hub first checks routes against the ports of every instance).
+  /// `allowStart()` (the hub first checks routes against the ports of every instance).
   func launch(holdStart: Bool = false) {
     guard let libraryPath else {
       markFailed("plugin '\(spec.plugin)' is not installed (no library on the plugin path)")
@@ -109,21 +115,21 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     let arguments = [
       "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
     ]
-    change {
-      phase = .starting
-      deliberateStop = false
-      self.holdStart = holdStart
-      heartbeatOutstandingSince = nil
-      generation += 1
-      sentToProcess = 0
+    state.change { state in
+      state.phase = .starting
+      state.deliberateStop = false
+      state.holdStart = holdStart
+      state.heartbeatOutstandingSince = nil
+      state.generation += 1
+      state.sentToProcess = 0
     }
     do {
-      let process = try PluginProcess.spawn(
-        host: locator.hostExecutable, instance: spec.name, arguments: arguments, delegate: self)
-      change {
-        self.process = process
+      let process = try launcher(locator.hostExecutable, spec.name, arguments, self)
+      let now = clock()
+      state.change { state in
+        state.process = process
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
-        lastHeartbeatSent = clock()
+        state.lastHeartbeatSent = now
       }
       process.send(.hello(protocolVersion: WireProtocol.version))
       try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
@@ -142,10 +148,10 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   var instanceStateDirectory: String { stateDirectory + "/instances/" + spec.name }
 
   /// Lets a held instance start.
-  func release() {
-    let process: PluginProcess? = lock.withLock {
-      holdStart = false
-      return phase == .starting && created ? self.process : nil
+  func allowStart() {
+    let process: (any PluginChannel)? = state.withLock { state in
+      state.holdStart = false
+      return state.phase == .starting && state.created ? state.process : nil
     }
     process?.send(.start)
   }
@@ -153,14 +159,14 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// Stops the instance: stop message, then SIGTERM, then SIGKILL, each after the stop timeout.
   /// Blocks until the process is gone.
   func stop() {
-    let process: PluginProcess? = change {
-      deliberateStop = true
-      if phase == .failed || phase == .stopped {
-        phase = .stopped
+    let process: (any PluginChannel)? = state.change { state in
+      state.deliberateStop = true
+      if state.phase == .failed || state.phase == .stopped {
+        state.phase = .stopped
         return nil
       }
-      phase = .stopping
-      return self.process
+      state.phase = .stopping
+      return state.process
     }
     inbox.hold()
     guard let process else { return }
@@ -174,33 +180,18 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     _ = waitForExit(of: process, within: 10)
   }
 
-  private func waitForExit(of process: PluginProcess, within seconds: Double) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    lock.lock()
-    defer { lock.unlock() }
-    while self.process === process {
-      if !lock.wait(until: deadline) { return self.process !== process }
+  private func waitForExit(of process: any PluginChannel, within seconds: Double) -> Bool {
+    state.wait(until: Date(timeIntervalSinceNow: seconds)) { state, timedOut in
+      if state.process !== process { return .done(true) }
+      return timedOut ? .done(false) : .wait
     }
-    return true
   }
 
   /// Waits until the plugin declared its ports, or the instance failed or stopped.
   func waitUntilCreatedOrDown(until deadline: Date) {
-    lock.lock()
-    defer { lock.unlock() }
-    while !created && phase != .failed && phase != .stopped {
-      if !lock.wait(until: deadline) { return }
+    state.wait(until: deadline) { state, timedOut in
+      state.created || state.phase == .failed || state.phase == .stopped || timedOut ? .done(()) : .wait
     }
-  }
-
-  /// Changes guarded state and wakes the waiters.
-  private func change<Result>(_ body: () -> Result) -> Result {
-    lock.lock()
-    defer {
-      lock.broadcast()
-      lock.unlock()
-    }
-    return body()
   }
 
   /// Ends the inbox's delivery thread (after `stop`).
@@ -209,17 +200,17 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// `patchbay restart`: a fresh start, forgetting failures.
   func restartNow() {
     stop()
-    lock.withLock {
-      planner.reset()
-      failure = nil
-      failedSince = nil
+    state.withLock { state in
+      state.planner.reset()
+      state.failure = nil
+      state.failedSince = nil
     }
     launch()
   }
 
   // MARK: Process events
 
-  func pluginProcess(_ process: PluginProcess, received message: HostMessage) {
+  func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
     switch message {
     case .hello(let version, _):
       if version != WireProtocol.version {
@@ -227,28 +218,30 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         process.signal(SIGKILL)
       }
     case .created(let info, let ports):
-      let hold = change {
-        self.ports = ports
-        created = true
-        return holdStart
+      let hold = state.change { state in
+        state.ports = ports
+        state.created = true
+        return state.holdStart
       }
       logger.info(
         "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
       if !hold { process.send(.start) }
     case .started:
-      change {
-        phase = .running
-        startedAt = clock()
-        lastHeartbeatSent = clock()
+      let now = clock()
+      state.change { state in
+        state.phase = .running
+        state.startedAt = now
+        state.lastHeartbeatSent = now
       }
       logger.info("running (pid \(process.pid))")
       inbox.open(replayingState: true)
     case .publish(let index, let value):
-      let port: PortDescriptor? = lock.withLock {
+      let port: PortDescriptor? = state.withLock { state in
+        let ports = state.ports
         guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
           ports[Int(index)].type == value.type
         else { return nil }
-        messagesOut += 1
+        state.messagesOut += 1
         return ports[Int(index)]
       }
       guard let port else {
@@ -259,24 +252,24 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     case .log(let level, let text):
       logger.log(level: Self.hubLogLevel(level), "\(text)")
     case .heartbeat(let sequence):
-      lock.withLock {
-        if sequence == heartbeatSequence { heartbeatOutstandingSince = nil }
+      state.withLock { state in
+        if sequence == state.heartbeatSequence { state.heartbeatOutstandingSince = nil }
       }
     case .failed(let stage, _, let text):
       logger.error("\(stage.name) failed: \(text)")
-      change { lastExit = "\(stage.name) failed: \(text)" }
+      state.change { $0.lastExit = "\(stage.name) failed: \(text)" }
       if stage == .load { markFailed("\(text)") }
     case .refusals(let total):
-      change { refusals = Int(clamping: total) }
+      state.change { $0.refusals = Int(clamping: total) }
 
     case .described, .stopped:
       break
     }
   }
 
-  func pluginProcess(_ process: PluginProcess, exited reason: ExitReason) {
-    let (deliberate, current, alreadyFailed) = lock.withLock {
-      (deliberateStop, self.process === process, phase == .failed)
+  func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
+    let (deliberate, current, alreadyFailed) = state.withLock { state in
+      (state.deliberateStop, state.process === process, state.phase == .failed)
     }
     guard current else { return }
     if process.escapedDescendantsKilled > 0 {
@@ -284,20 +277,21 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     }
     inbox.hold()
     recoverUnseenInputs(of: process)
-    change {
-      self.process = nil
-      refusalsBefore += refusals
-      refusals = 0
-      lastRunDuration = startedAt.map { clock() - $0 }
-      startedAt = nil
+    let now = clock()
+    state.change { state in
+      state.process = nil
+      state.refusalsBefore += state.refusals
+      state.refusals = 0
+      state.lastRunDuration = state.startedAt.map { now - $0 }
+      state.startedAt = nil
     }
     if deliberate {
-      change { phase = .stopped }
+      state.change { $0.phase = .stopped }
       logger.info("stopped (\(reason))")
       return
     }
     logger.error("plugin process \(process.pid) \(reason)")
-    lock.withLock { lastExit = reason.description }
+    state.withLock { $0.lastExit = reason.description }
     if alreadyFailed { return }
     scheduleRestart(after: reason)
   }
@@ -305,10 +299,10 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// Inputs sent to a process that died: those it never took off its socket go to the next
   /// process, first; the one it died handling is not retried (it may be what killed it) and
   /// is logged. The host's ledger is untrusted, so its counts are clamped to what was sent.
-  private func recoverUnseenInputs(of process: PluginProcess) {
-    let (sent, pending) = lock.withLock { () -> (UInt64, Deque<InFlightInput>) in
-      defer { inFlight.removeAll() }
-      return (sentToProcess, inFlight)
+  private func recoverUnseenInputs(of process: any PluginChannel) {
+    let (sent, pending) = state.withLock { state -> (UInt64, Deque<InFlightInput>) in
+      defer { state.inFlight.removeAll() }
+      return (state.sentToProcess, state.inFlight)
     }
     guard !pending.isEmpty else { return }
     let ledger = process.inputLedger ?? (taken: 0, finished: 0)
@@ -325,27 +319,27 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
   private func scheduleRestart(after reason: ExitReason) {
     let now = clock()
-    let decision = lock.withLock {
-      planner.decide(after: reason, ranFor: lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
+    let decision = state.withLock { state in
+      state.planner.decide(after: reason, ranFor: state.lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
     }
     switch decision {
     case .stayStopped:
-      change { phase = .stopped }
+      state.change { $0.phase = .stopped }
       logger.info("ended normally; restart policy is transient, not restarting")
     case .fail(let reason):
       markFailed(reason)
     case .restart(let delay, let attempt):
-      let generationAtSchedule = change {
-        restarts += 1
-        phase = .restarting
-        return generation
+      let generationAtSchedule = state.change { state in
+        state.restarts += 1
+        state.phase = .restarting
+        return state.generation
       }
       logger.warning(
         "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
       )
       timers.asyncAfter(deadline: .now() + delay) { [self] in
-        let stillWanted = lock.withLock {
-          phase == .restarting && generation == generationAtSchedule && !deliberateStop
+        let stillWanted = state.withLock { state in
+          state.phase == .restarting && state.generation == generationAtSchedule && !state.deliberateStop
         }
         if stillWanted { launch() }
       }
@@ -353,10 +347,10 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   }
 
   private func markFailed(_ reason: String) {
-    change {
-      phase = .failed
-      failure = reason
-      failedSince = Date()
+    state.change { state in
+      state.phase = .failed
+      state.failure = reason
+      state.failedSince = Date()
     }
     inbox.hold()
     logger.critical("failed: \(reason)")
@@ -367,22 +361,23 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   func heartbeatTick() {
     let now = clock()
     let settings = spec.supervision
-    let action: (PluginProcess, UInt64?, Double?, InstancePhase)? = lock.withLock {
-      guard phase == .running || phase == .starting, let process else { return nil }
+    let action: (any PluginChannel, UInt64?, Double?, InstancePhase)? = state.withLock { state in
+      guard state.phase == .running || state.phase == .starting, let process = state.process else { return nil }
       // The hub itself holds its answers back (back-pressure): restart the hang clock.
-      if backPressuredSince != nil {
-        if heartbeatOutstandingSince != nil { heartbeatOutstandingSince = now }
+      if state.backPressuredSince != nil {
+        if state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
         return nil
       }
-      if let since = heartbeatOutstandingSince, now - since > settings.hangTimeout {
-        heartbeatOutstandingSince = nil
-        return (process, nil, now - since, phase)
+      if let since = state.heartbeatOutstandingSince, now - since > settings.hangTimeout {
+        state.heartbeatOutstandingSince = nil
+        return (process, nil, now - since, state.phase)
       }
-      guard heartbeatOutstandingSince == nil, now - lastHeartbeatSent >= settings.heartbeatInterval else { return nil }
-      heartbeatSequence += 1
-      heartbeatOutstandingSince = now
-      lastHeartbeatSent = now
-      return (process, heartbeatSequence, nil, phase)
+      guard state.heartbeatOutstandingSince == nil, now - state.lastHeartbeatSent >= settings.heartbeatInterval
+      else { return nil }
+      state.heartbeatSequence += 1
+      state.heartbeatOutstandingSince = now
+      state.lastHeartbeatSent = now
+      return (process, state.heartbeatSequence, nil, state.phase)
     }
     guard let (process, sequence, hungFor, phase) = action else { return }
     if let sequence {
@@ -401,7 +396,7 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// queued or on its way, the calling thread (the publisher's reader) sends it itself: one
   /// thread hand-off less per hop (docs/BENCHMARKS.md). It never blocks on a full socket;
   /// then the queue and its delivery thread take over.
-  func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceRuntime? = nil) -> Bool {
+  func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil) -> Bool {
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
       transmit(port: port.name, value: value, blocking: false)
       return true
@@ -421,25 +416,26 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
         producer.countBackPressure()
         return true
       case .dropped:
-        lock.withLock { drops += 1 }
+        state.withLock { $0.drops += 1 }
         return false
       }
     }
     let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value)
-    if !accepted { lock.withLock { drops += 1 } }
+    if !accepted { state.withLock { $0.drops += 1 } }
     return accepted
   }
 
   /// The hub is not reading this instance's socket because a consumer of its events is full:
   /// its heartbeat answers wait unread behind its publishes, which is no hang.
   func backPressure(begins: Bool) {
-    lock.withLock {
-      backPressuredSince = begins ? clock() : nil
-      if !begins, heartbeatOutstandingSince != nil { heartbeatOutstandingSince = clock() }
+    let now = clock()
+    state.withLock { state in
+      state.backPressuredSince = begins ? now : nil
+      if !begins, state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
     }
   }
 
-  func countBackPressure() { lock.withLock { backPressureWaits += 1 } }
+  func countBackPressure() { state.withLock { $0.backPressureWaits += 1 } }
 
   private func deliverLoop() {
     while let (portName, value) = inbox.next() {
@@ -452,10 +448,11 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
   /// one is gone.
   private func transmit(port portName: String, value: Value, blocking: Bool) {
     defer { inbox.finishSending() }
-    let target: (PluginProcess, UInt32, PortKind)? = lock.withLock {
-      guard let process, let index = ports.firstIndex(where: { $0.name == portName && $0.direction == .input })
+    let target: (any PluginChannel, UInt32, PortKind)? = state.withLock { state in
+      guard let process = state.process,
+        let index = state.ports.firstIndex(where: { $0.name == portName && $0.direction == .input })
       else { return nil }
-      return (process, UInt32(index), ports[index].kind)
+      return (process, UInt32(index), state.ports[index].kind)
     }
     guard let (process, index, kind) = target else {
       logger.warning("input for unknown port '\(portName)' dropped")
@@ -464,14 +461,15 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
     let message = HubMessage.input(port: index, value: value)
     switch blocking ? (process.send(message) ? .sent : .closed) : process.trySend(message) {
     case .sent:
-      lock.withLock {
-        messagesIn += 1
-        if self.process === process, process.inputLedger != nil {
-          sentToProcess += 1
-          inFlight.append(InFlightInput(sequence: sentToProcess, port: portName, kind: kind, value: value))
+      let ledger = process.inputLedger
+      state.withLock { state in
+        state.messagesIn += 1
+        if state.process === process, let ledger {
+          state.sentToProcess += 1
+          state.inFlight.append(
+            InFlightInput(sequence: state.sentToProcess, port: portName, kind: kind, value: value))
           // Forget what the host has finished (its ledger), so the list stays short.
-          let finished = process.inputLedger?.finished ?? 0
-          while let first = inFlight.first, first.sequence <= finished { inFlight.removeFirst() }
+          while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
         }
       }
     case .wouldBlock:
@@ -485,24 +483,23 @@ final class InstanceRuntime: PluginProcessDelegate, @unchecked Sendable {
 
   // MARK: Introspection
 
-  var declaredPorts: [PortDescriptor] { lock.withLock { ports } }
-  var hasBeenCreated: Bool { lock.withLock { created } }
-  var currentPhase: InstancePhase { lock.withLock { phase } }
-  var pid: Int32? { lock.withLock { process?.pid } }
+  var declaredPorts: [PortDescriptor] { state.withLock { $0.ports } }
+  var hasBeenCreated: Bool { state.withLock { $0.created } }
+  var currentPhase: InstancePhase { state.withLock { $0.phase } }
+  var pid: Int32? { state.withLock { $0.process?.pid } }
 
-  func port(named name: String) -> PortDescriptor? { lock.withLock { ports.first { $0.name == name } } }
+  func port(named name: String) -> PortDescriptor? { state.withLock { $0.ports.first { $0.name == name } } }
 
   func status() -> InstanceStatus {
     let depth = inbox.depth
-    return lock.withLock {
+    let now = clock()
+    return state.withLock { state in
       InstanceStatus(
-        name: spec.name, plugin: spec.plugin, phase: phase, pid: process?.pid,
-        uptimeSeconds: startedAt.map { clock() - $0 }, restarts: restarts, messagesIn: messagesIn,
-        messagesOut: messagesOut, queueDepth: depth, drops: drops, refusals: refusalsBefore + refusals,
-        backPressureWaits: backPressureWaits, peer: nil,
-        lastExit: lastExit,
-        failure: failure,
-        failedSince: failedSince, ports: ports)
+        name: spec.name, plugin: spec.plugin, phase: state.phase, pid: state.process?.pid,
+        uptimeSeconds: state.startedAt.map { now - $0 }, restarts: state.restarts, messagesIn: state.messagesIn,
+        messagesOut: state.messagesOut, queueDepth: depth, drops: state.drops,
+        refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits, peer: nil,
+        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports)
     }
   }
 
