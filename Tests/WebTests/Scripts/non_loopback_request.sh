@@ -7,6 +7,7 @@
 #
 # Prints `NAME STATUS` lines for the test to check.
 set -eu
+export PATH="/usr/sbin:/sbin:$PATH"  # ip(8)
 web=$1 socket=$2 token_file=$3 address=192.0.2.1
 ip link set lo up
 ip addr add "$address/32" dev lo
