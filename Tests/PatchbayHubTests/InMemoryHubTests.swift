@@ -2,7 +2,7 @@ import Foundation
 import PatchbayValues
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// The hub's core on in-memory plugins: each test runs a whole hub (supervision, routes,
 /// inboxes, reloads, scenes) without a process, in a fraction of a second.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PatchbayCore
 import PatchbayValues
 import Synchronization
 

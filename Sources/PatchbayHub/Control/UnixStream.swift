@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayCore
 import Synchronization
 
 #if canImport(Glibc)

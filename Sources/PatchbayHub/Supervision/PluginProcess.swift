@@ -1,5 +1,6 @@
 import CProcessControl
 import Foundation
+import PatchbayCore
 import PatchbayWire
 import Synchronization
 
@@ -132,25 +133,28 @@ final class PluginProcess: PluginChannel {
 
   private func readLoop() {
     defer { readerDone.signal() }
+    let receiver = FrameBatchReceiver()
     while true {
-      switch socket.receive() {
-      case .closed:
-        // A host ends its socket by ending; one that closed it and runs on can no longer be
-        // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
-        if pc_wait_for_end(pid, 1000) == 0 {
-          kill(because: "closed its connection to the hub but kept running")
-        }
-        return
-      case .oversized(let size):
-        kill(because: WireError.oversized(size).description)
-        return
-      case .frame(let frame):
-        do throws(WireError) {
-          let message = try HostMessage.decode(frame)
-          delegate?.pluginChannel(self, received: message)
-        } catch {
-          kill(because: error.description)
+      for result in receiver.receive(from: socket) {
+        switch result {
+        case .closed:
+          // A host ends its socket by ending; one that closed it and runs on can no longer be
+          // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
+          if pc_wait_for_end(pid, 1000) == 0 {
+            kill(because: "closed its connection to the hub but kept running")
+          }
           return
+        case .oversized(let size):
+          kill(because: WireError.oversized(size).description)
+          return
+        case .frame(let frame):
+          do throws(WireError) {
+            let message = try HostMessage.decode(frame)
+            delegate?.pluginChannel(self, received: message)
+          } catch {
+            kill(because: error.description)
+            return
+          }
         }
       }
     }

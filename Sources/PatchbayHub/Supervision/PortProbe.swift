@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayCore
 import PatchbayValues
 import PatchbayWire
 import Synchronization

@@ -2,7 +2,7 @@ import Foundation
 import PatchbayValues
 import PatchbayWire
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 #if canImport(Glibc)
   import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import PatchbayValues
 import PatchbayWire
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// The in-memory plugin world a hub under test runs in: which ports each instance declares,
 /// the channels launched so far, and every input each instance received, in order.

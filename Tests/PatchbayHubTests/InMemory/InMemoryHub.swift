@@ -1,7 +1,7 @@
 import Foundation
 import PatchbayValues
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// A whole hub (supervisors, inboxes, routes, scenes, reloads) on in-memory plugins: no
 /// processes, no sockets; only its state file goes to a temporary directory.
