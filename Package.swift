@@ -51,6 +51,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -269,8 +270,9 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
-      path: "Sources/PatchbayWeb", swiftSettings: strict),
+      path: "Sources/PatchbayWeb", exclude: ["Page/static"], swiftSettings: strict),
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
@@ -331,7 +333,8 @@ let package = Package(
     .testTarget(
       name: "ConformanceTests", dependencies: ["PatchbayTestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
-    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
+    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )
 

@@ -1,12 +1,7 @@
-/// The dashboard, embedded as Swift strings so the one binary is the whole web server (no
-/// resource bundle to find at run time). HTML in PageHTML.swift, script in PageScript.swift,
-/// style in PageStyle.swift.
-enum PageAssets {
-  static var html: String { pageHTML }
-  static var script: String { pageScript }
-  static var style: String { pageStyle }
-
-  static func login(failed: Bool) -> String {
+/// The login form, the one page made here rather than read from the page directory: it is shown
+/// before a session exists, and says whether the last try failed.
+enum LoginPage {
+  static func html(failed: Bool) -> String {
     """
     <!doctype html>
     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
