@@ -107,6 +107,11 @@ let package = Package(
         "HueSimulator",
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
+    // What every simulator shares: the line-protocol server of their control sockets.
+    .target(
+      name: "SimulatorControl",
+      dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+      path: "Sources/Simulators/Shared", swiftSettings: strict),
     // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
     .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
     // Flic buttons through flicd: a self-healing TCP client publishing button ports.
@@ -124,6 +129,7 @@ let package = Package(
     .target(
       name: "FlicdSimulator",
       dependencies: [
+        "SimulatorControl",
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -157,6 +163,7 @@ let package = Package(
     .target(
       name: "HomebridgeSimulator",
       dependencies: [
+        "SimulatorControl",
         "HomebridgeProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -181,6 +188,7 @@ let package = Package(
     .target(
       name: "HueSimulator",
       dependencies: [
+        "SimulatorControl",
         "HueProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
