@@ -129,7 +129,9 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
   }
 
   @Test func retriesWhileFlicdIsAbsent() throws {
-    let port = freeTCPPort()
+    // Nothing listens there until flicd starts on it.
+    let reservation = try PortReservation()
+    let port = reservation.port
     let recorder = ConnectionRecorder()
     let connection = FlicdConnection(config: try flicConfig(port: port), events: recorder.events)
     connection.start()

@@ -12,7 +12,9 @@ import Testing
 @Suite("homebridge-websocket client against the simulator", .serialized)
 final class PluginClientTests {
   let directory: TemporaryDirectory
-  let port = freeTCPPort()
+  /// Where the client connects: nothing listens there until a test starts the simulator on it.
+  let reservation: PortReservation
+  var port: Int { reservation.port }
   let writes = WriteLog()
   let definitions = [
     try! AccessoryDefinition(name: "ws_morning", service: "Switch"),
@@ -21,6 +23,7 @@ final class PluginClientTests {
   ]
 
   init() throws {
+    reservation = try PortReservation()
     directory = try TemporaryDirectory("homebridge-client")
   }
 
@@ -41,7 +44,7 @@ final class PluginClientTests {
     client.update(.init(accessory: "desk", characteristic: "Brightness"), to: .number(150))
     client.update(.init(accessory: "hall", characteristic: "CurrentTemperature"), to: .number(21.5))
     client.start()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
     try simulator.waitForLine(containing: "add hall (TemperatureSensor): accessory 'hall' is added.")
@@ -59,7 +62,8 @@ final class PluginClientTests {
     let client = try makeClient()
     defer { client.stop() }
     client.start()
-    var simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    var simulator = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator", port: port, arguments: ["--cache", cachePath])
     try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
     client.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
@@ -67,8 +71,8 @@ final class PluginClientTests {
 
     try eventually("the client to notice the lost connection", within: 30) { !client.isConnected }
     client.update(.init(accessory: "desk", characteristic: "On"), to: .bool(true))  // while disconnected
-    simulator = try SimulatorProcess(
-      port: port, directory: directory, arguments: ["--cache", cachePath], name: "simulator2")
+    simulator = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator2", port: port, arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
     // The cache kept the accessory: "already used" is success, and the values come again.
     try simulator.waitForLine(containing: "add ws_morning (Switch): name 'ws_morning' is already used.")
@@ -82,7 +86,7 @@ final class PluginClientTests {
     let client = try makeClient()
     defer { client.stop() }
     client.start()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     client.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
@@ -180,7 +184,7 @@ extension PluginClientTests {
     try eventually("the client to retry the junk server", within: 60) { junk.connections >= 3 }
     #expect(!client.isConnected)
     junk.stop()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
     #expect(client.isConnected)
