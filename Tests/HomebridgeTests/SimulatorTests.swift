@@ -124,6 +124,22 @@ final class SimulatorTests {
     #expect(table.contains("lamp (Lightbulb): On=blank Brightness=30"))
   }
 
+  /// A message split into fragments is one message; an unmasked fragment is refused like
+  /// any unmasked frame.
+  @Test func fragmentedMessagesArriveWholeAndEveryFragmentMustBeMasked() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.sendFragmented(#"{"topic":"add","payload":{"name":"split","service":"Switch"}}"#, pieces: 3)
+    try client.waitForFrame(containing: "accessory 'split' is added.")
+    let careless = try TestWebSocketClient(port: simulator.port)
+    defer { careless.close() }
+    careless.sendFragmented(
+      #"{"topic":"add","payload":{"name":"bare","service":"Switch"}}"#, pieces: 2, maskLast: false)
+    try simulator.waitForLine(containing: "sent an unmasked frame")
+    try eventually("the careless client's connection to close") { !careless.isOpen }
+    #expect(simulator.count("add bare") == 0)
+  }
+
   @Test func valuesAreBlankAfterARestartButAccessoriesStay() throws {
     let client = try TestWebSocketClient(port: simulator.port)
     client.send(#"{"topic":"add","payload":{"name":"kept","service":"Switch"}}"#)

@@ -45,6 +45,21 @@ final class TestWebSocketClient: @unchecked Sendable {
     channel.writeAndFlush(frame, promise: nil)
   }
 
+  /// Sends `text` as one message in `pieces` fragments (a text frame, then continuations);
+  /// `maskLast: false` leaves the last fragment unmasked, as no good client does.
+  func sendFragmented(_ text: String, pieces: Int, maskLast: Bool = true) {
+    let bytes = Array(text.utf8)
+    let size = (bytes.count + pieces - 1) / pieces
+    let chunks = stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+    for (index, chunk) in chunks.enumerated() {
+      let last = index == chunks.count - 1
+      let frame = WebSocketFrame(
+        fin: last, opcode: index == 0 ? .text : .continuation, maskKey: last && !maskLast ? nil : .random(),
+        data: channel.allocator.buffer(bytes: chunk))
+      channel.writeAndFlush(frame, promise: nil)
+    }
+  }
+
   var received: [String] {
     lock.lock()
     defer { lock.unlock() }

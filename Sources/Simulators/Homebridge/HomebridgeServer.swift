@@ -32,6 +32,8 @@ final class HomebridgeServer: Sendable {
 
   static let debouncedCharacteristics: Set<String> = ["Brightness", "TargetPosition", "TargetHorizontalTiltAngle"]
   static let debounceDelay = TimeAmount.milliseconds(300)
+  /// The largest frame, and message, a client may send.
+  static let maxFrameSize = 1 << 20
 
   init(automations: [Automation], cache: AccessoryCache?) throws {
     loop = group.next()
@@ -46,14 +48,16 @@ final class HomebridgeServer: Sendable {
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
         let upgrader = NIOWebSocketServerUpgrader(
-          maxFrameSize: 1 << 20, automaticErrorHandling: true,
+          maxFrameSize: Self.maxFrameSize, automaticErrorHandling: true,
           shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
           upgradePipelineHandler: { channel, _ in
             channel.eventLoop.makeCompletedFuture {
               // The server has one loop, so this runs where the server's state lives.
               channel.pipeline.syncOperations.removeHandler(name: PlainHTTPResponder.name, promise: nil)
               let number = self.connected(channel)
-              try channel.pipeline.syncOperations.addHandler(WebSocketServerHandler(server: self, client: number))
+              try channel.pipeline.syncOperations.addHandlers(
+                MaskedFrameCheck(server: self, client: number), WebSocketServerHandler.aggregator(),
+                WebSocketServerHandler(server: self, client: number))
             }
           })
         return channel.eventLoop.makeCompletedFuture {
