@@ -56,7 +56,7 @@ final class HomebridgeServer: Sendable {
               channel.pipeline.syncOperations.removeHandler(name: PlainHTTPResponder.name, promise: nil)
               let number = self.connected(channel)
               try channel.pipeline.syncOperations.addHandlers(
-                MaskedFrameCheck(server: self, client: number), WebSocketServerHandler.aggregator(),
+                MaskedFrameCheck(), WebSocketServerHandler.aggregator(),
                 WebSocketServerHandler(server: self, client: number))
             }
           })

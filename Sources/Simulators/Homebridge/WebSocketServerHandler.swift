@@ -53,7 +53,8 @@ final class WebSocketServerHandler: ChannelInboundHandler {
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    server.protocolError("websocket error \(error)", client: client, channel: context.channel)
+    let message = error is MaskedFrameCheck.UnmaskedFrame ? "\(error)" : "websocket error \(error)"
+    server.protocolError(message, client: client, channel: context.channel)
   }
 }
 
