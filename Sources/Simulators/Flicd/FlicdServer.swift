@@ -69,12 +69,14 @@ public final class FlicdServer: Sendable {
       Thread.sleep(forTimeInterval: Double(ms) / 1000)
       return "ok"
     case .waitChannel(let address, let timeout):
-      let deadline = Date().addingTimeInterval(timeout)
-      while Date() < deadline {
-        if try loop.submit({ self.daemon.value.hasReadyChannel(address) }).wait() { return "ok" }
-        Thread.sleep(forTimeInterval: 0.05)
+      let daemon = self.daemon
+      let within = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
+      do {
+        try loop.flatSubmit { daemon.value.readyChannel(to: address, within: within) }.wait()
+        return "ok"
+      } catch {
+        throw ControlError("wait-channel: no client has a ready channel to \(address) after \(timeout) s")
       }
-      throw ControlError("wait-channel: no client has a ready channel to \(address) after \(timeout) s")
     case .quit:
       return "bye"
     default:

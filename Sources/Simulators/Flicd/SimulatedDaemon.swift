@@ -19,6 +19,9 @@ final class SimulatedDaemon {
   private var bonding: Set<BluetoothAddress> = []
   private var sessions: [Int: FlicdClientSession] = [:]
   private var nextSessionID = 1
+  /// `wait-channel` requests, answered when some client's channel to their button is Ready.
+  private var readyWaiters: [Int: (address: BluetoothAddress, promise: EventLoopPromise<Void>)] = [:]
+  private var nextWaiterID = 1
 
   init(loop: EventLoop, log: EventLog, buttons: [(BluetoothAddress, String)], scanWizardTimeout: TimeAmount) {
     self.loop = loop
@@ -48,8 +51,18 @@ final class SimulatedDaemon {
 
   private func send(_ event: EventPacket, to session: FlicdClientSession, about address: BluetoothAddress? = nil) {
     session.send(event)
+    defer { wakeReadyWaiters() }
     let subject = address.map { " [\($0)]" } ?? ""
     log.line("client \(session.id) <- \(event.logDescription)\(subject)")
+  }
+
+  /// Every link change reaches clients as an event: after each, the waiters whose button is
+  /// now Ready are answered.
+  private func wakeReadyWaiters() {
+    for (id, waiter) in readyWaiters where isReady(waiter.address) {
+      readyWaiters[id] = nil
+      waiter.promise.succeed()
+    }
   }
 
   // MARK: Commands from clients
@@ -480,8 +493,19 @@ final class SimulatedDaemon {
     }
   }
 
-  /// Whether a client has a Ready channel to the button (for `wait-channel`).
-  func hasReadyChannel(_ address: BluetoothAddress) -> Bool { isReady(address) }
+  /// Completes once a client has a Ready channel to the button (for `wait-channel`); fails
+  /// after `timeout`.
+  func readyChannel(to address: BluetoothAddress, within timeout: TimeAmount) -> EventLoopFuture<Void> {
+    if isReady(address) { return loop.makeSucceededVoidFuture() }
+    let id = nextWaiterID
+    nextWaiterID += 1
+    let promise = loop.makePromise(of: Void.self)
+    readyWaiters[id] = (address, promise)
+    loop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+      readyWaiters.removeValue(forKey: id)?.promise.fail(ControlError("no ready channel in time"))
+    }
+    return promise.futureResult
+  }
 
   private func known(_ address: BluetoothAddress) throws(ControlError) -> SimulatedButton {
     guard let button = buttons[address] else {
