@@ -2,6 +2,7 @@ import Foundation
 import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -104,45 +105,24 @@ final class PluginClientTests {
 }
 
 /// Collects what the client reports, from its event loop thread.
-final class WriteLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var entries: [ClientSession.HomeKitWrite] = []
-  private var logLines: [String] = []
+final class WriteLog: Sendable {
+  private let entries = Mutex<[ClientSession.HomeKitWrite]>([])
+  private let logLines = Mutex<[String]>([])
 
-  func record(_ write: ClientSession.HomeKitWrite) {
-    lock.lock()
-    entries.append(write)
-    lock.unlock()
-  }
-
-  func log(_ line: String) {
-    lock.lock()
-    logLines.append(line)
-    lock.unlock()
-  }
-
-  var writes: [ClientSession.HomeKitWrite] {
-    lock.lock()
-    defer { lock.unlock() }
-    return entries
-  }
-
-  var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return logLines
-  }
+  func record(_ write: ClientSession.HomeKitWrite) { entries.withLock { $0.append(write) } }
+  func log(_ line: String) { logLines.withLock { $0.append(line) } }
+  var writes: [ClientSession.HomeKitWrite] { entries.withLock { $0 } }
+  var lines: [String] { logLines.withLock { $0 } }
 }
 
 /// A TCP server that answers every connection with junk and hangs up: not a websocket.
-final class JunkServer: @unchecked Sendable {
+final class JunkServer: Sendable {
   let fd: Int32
-  private let lock = NSLock()
-  private var accepted = 0
-  private var running = true
+  private let accepted = Mutex(0)
 
   init(port: Int) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    self.fd = fd
     var yes: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
@@ -157,14 +137,14 @@ final class JunkServer: @unchecked Sendable {
       while true {
         let client = accept(self.fd, nil, nil)
         guard client >= 0 else { return }
-        self.lock.withLock { self.accepted += 1 }
+        self.accepted.withLock { $0 += 1 }
         _ = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n\u{0}\u{1}{]x".withCString { write(client, $0, strlen($0)) }
         close(client)
       }
     }.start()
   }
 
-  var connections: Int { lock.withLock { accepted } }
+  var connections: Int { accepted.withLock { $0 } }
 
   func stop() {
     shutdown(fd, Int32(SHUT_RDWR))
