@@ -206,23 +206,31 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
 
 /// A TCP server that sends fixed bytes to each client as it connects, to feed the client
 /// what a real flicd never would.
-final class FakeFlicd: @unchecked Sendable {
+final class FakeFlicd: Sendable {
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-  private var channel: Channel!
-  private let lock = NSLock()
-  private var count = 0
+  private let channel: any Channel
+  private let connections = Tally()
   var port: Int { channel.localAddress!.port! }
-  var connectionCount: Int { lock.withLock { count } }
+  var connectionCount: Int { connections.count }
+
+  /// How many connections came, counted on the server's loop and read from the test.
+  private final class Tally: Sendable {
+    private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
+    func next() -> Int {
+      value.withLock { count in
+        count += 1
+        return count
+      }
+    }
+  }
 
   init(greeting: @escaping @Sendable (Int) -> [UInt8]) throws {
+    let connections = self.connections
     channel = try ServerBootstrap(group: group)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { [self] child in
-        let number = lock.withLock {
-          count += 1
-          return count
-        }
-        let bytes = greeting(number)
+      .childChannelInitializer { child in
+        let bytes = greeting(connections.next())
         return child.eventLoop.makeCompletedFuture {
           try child.pipeline.syncOperations.addHandler(Greeter(bytes: bytes))
         }
