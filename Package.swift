@@ -117,6 +117,11 @@ let package = Package(
         "HueSimulator",
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
+    // What every simulator shares: the line-protocol server of their control sockets.
+    .target(
+      name: "SimulatorControl",
+      dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+      path: "Sources/Simulators/Shared", swiftSettings: strict),
     // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
     .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
     // Flic buttons through flicd: a self-healing TCP client publishing button ports.
@@ -134,6 +139,7 @@ let package = Package(
     .target(
       name: "FlicdSimulator",
       dependencies: [
+        "SimulatorControl",
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -167,6 +173,7 @@ let package = Package(
     .target(
       name: "HomebridgeSimulator",
       dependencies: [
+        "SimulatorControl",
         "HomebridgeProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -191,6 +198,7 @@ let package = Package(
     .target(
       name: "HueSimulator",
       dependencies: [
+        "SimulatorControl",
         "HueProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

@@ -2,9 +2,8 @@ import FlicProtocol
 import NIOCore
 
 /// One connected client: its connection channels, battery listeners, scanners and scan
-/// wizards. Lives on the daemon's event loop.
-/// Confined to the daemon's event loop.
-final class ClientSession: @unchecked Sendable {
+/// wizards. Confined to the daemon's event loop.
+final class FlicdClientSession {
   struct ConnectionChannel {
     var address: BluetoothAddress
     var latencyMode: LatencyMode
@@ -36,14 +35,15 @@ final class ClientSession: @unchecked Sendable {
 }
 
 /// Reads commands from one client's socket and hands them to the daemon.
-final class ClientSessionHandler: ChannelInboundHandler {
+final class FlicdClientSessionHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
 
   let daemon: SimulatedDaemon
-  var session: ClientSession?
+  var session: FlicdClientSession?
   var framer = PacketFramer()
 
-  init(daemon: SimulatedDaemon) { self.daemon = daemon }
+  /// Runs on the daemon's loop: the server has one thread, so its clients share it.
+  init(daemon: NIOLoopBound<SimulatedDaemon>) { self.daemon = daemon.value }
 
   func channelActive(context: ChannelHandlerContext) {
     session = daemon.clientConnected(context.channel)

@@ -1,17 +1,13 @@
 import Foundation
 import PatchbayTestSupport
 
-#if canImport(Glibc)
-  import Glibc
-#endif
+/// `patchbay-sim hue` for the party: three color lights in group 1 ("living"), a known
+/// username, and the record of every command it received next to its control socket.
+extension SimulatorUnderTest {
+  static let partyUsername = "partytest"
 
-/// `patchbay-sim hue` for a test: three color lights in group 1 ("living"), a known username,
-/// a control socket and the record of every command it received.
-final class HueBridgeSimulator: @unchecked Sendable {
-  static let username = "partytest"
-
-  /// One command from the simulator's record, in v1 units.
-  struct Command {
+  /// One command from the bridge's record, in v1 units.
+  struct BridgeCommand {
     var time: Double
     var kind: String
     var id: String
@@ -23,30 +19,22 @@ final class HueBridgeSimulator: @unchecked Sendable {
     var on: Bool? { body["on"] as? Bool }
   }
 
-  let port = freeTCPPort()
-  let controlPath: String
-  let recordPath: String
-  let process: ChildProcess
-
-  init(directory: TemporaryDirectory) throws {
-    controlPath = directory.path + "/hue.sock"
-    recordPath = directory.path + "/hue.jsonl"
-    process = try ChildProcess(
-      BuildProducts.executable("patchbay-sim"),
-      [
-        "hue", "--port", String(port), "--lights", "3", "--group", "living=1,2,3", "--username", Self.username,
-        "--control", controlPath, "--record", recordPath, "--no-stdin",
+  static func partyBridge(directory: TemporaryDirectory) throws -> SimulatorUnderTest {
+    try SimulatorUnderTest(
+      .hue, directory: directory,
+      arguments: [
+        "--lights", "3", "--group", "living=1,2,3", "--username", partyUsername, "--record",
+        directory.path + "/hue.jsonl",
       ])
-    try eventually("the simulator's control socket", within: 60) { FileManager.default.fileExists(atPath: controlPath) }
   }
 
   /// The hue instance for the hub's config, with member ports living.light1...3.
-  var instanceConfig: String {
+  var partyInstanceConfig: String {
     """
     [instances.lights]
     plugin = "hue"
     bridge = "127.0.0.1:\(port)"
-    username = "\(Self.username)"
+    username = "\(Self.partyUsername)"
     poll_interval_s = 0.5
     request_timeout_s = 1
     [[instances.lights.groups]]
@@ -55,14 +43,6 @@ final class HueBridgeSimulator: @unchecked Sendable {
     lights = ["1", "2", "3"]
     expose_lights = true
     """
-  }
-
-  /// One control command; its one-line answer.
-  @discardableResult
-  func control(_ line: String) throws -> String {
-    let answer = try ControlSocketClient.exchange(path: controlPath, request: line + "\n") { $0.hasSuffix("\n") }
-    guard !answer.hasPrefix("error") else { throw PartyHubError("hue simulator: \(line) -> \(answer)") }
-    return answer.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// Each light's state (on, bri, hue, sat) as the bridge holds it.
@@ -80,17 +60,23 @@ final class HueBridgeSimulator: @unchecked Sendable {
   }
 
   /// Every command the bridge received so far.
-  func commands() -> [Command] {
-    let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""
+  func commands() -> [BridgeCommand] {
+    let record = (controlPath as NSString).deletingLastPathComponent + "/hue.jsonl"
+    let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
     return text.split(separator: "\n").compactMap { line in
       guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
         let time = (json["t"] as? NSNumber)?.doubleValue, let kind = json["kind"] as? String,
         let id = json["id"] as? String, let outcome = json["outcome"] as? String,
         let body = json["body"] as? [String: Any]
       else { return nil }
-      return Command(time: time, kind: kind, id: id, outcome: outcome, body: body)
+      return BridgeCommand(time: time, kind: kind, id: id, outcome: outcome, body: body)
     }
   }
+}
 
-  deinit { process.signal(SIGKILL) }
+extension HubUnderTest {
+  /// The party's saved record (capture and phase), as JSON.
+  func savedRecord(instance: String = "party") -> [String: Any]? {
+    savedState(instance: instance, file: "party.json")
+  }
 }
