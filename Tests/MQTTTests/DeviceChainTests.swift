@@ -17,9 +17,8 @@ import Testing
   @Test func flicClicksReachMosquittoSub() throws {
     let broker = try MosquittoBroker(directory: directory)
     let subscriber = try broker.subscribe(["home/bedside/action"])
-    let flicdPort = freeTCPPort()
-    let flicd = try FlicdSimulatorProcess(
-      port: flicdPort, controlPath: directory.path + "/flicd.sock", buttons: ["\(bedside)=bedside"])
+    let flicd = try SimulatorUnderTest(.flicd, directory: directory, arguments: ["--button", "\(bedside)=bedside"])
+    let flicdPort = flicd.port
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """
@@ -77,7 +76,7 @@ import Testing
   /// the command topic's values become HomeKit characteristic writes.
   @Test func mosquittoPubReachesTheHomebridgeSimulator() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let homebridge = try HomebridgeSimulatorProcess(port: freeTCPPort(), directory: directory)
+    let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """

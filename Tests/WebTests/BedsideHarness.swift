@@ -31,33 +31,18 @@ final class BedsideHarness {
 
   /// The simulators, then the hub with the example (its ports and bridge pointed at them).
   func start() throws {
-    let simulator = BuildProducts.executable("patchbay-sim")
-    let flicdPort = freeTCPPort()
-    let homebridgePort = freeTCPPort()
-    let huePort = freeTCPPort()
-    processes.append(
-      try ChildProcess(
-        simulator,
-        [
-          "flicd", "--port", "\(flicdPort)", "--control", flicdControl, "--no-stdin", "--button",
-          "\(Self.button)=bedside",
-        ]))
-    let homebridge = try ChildProcess(
-      simulator, ["homebridge", "--port", "\(homebridgePort)", "--control", homebridgeControl])
-    processes.append(homebridge)
-    processes.append(
-      try ChildProcess(
-        simulator,
-        [
-          "hue", "--port", "\(huePort)", "--lights", "3", "--group", "bedroom=1,2,3", "--username", Self.hueUsername,
-          "--control", hueControl, "--record", directory.path + "/hue.jsonl", "--no-stdin",
-        ]))
-    for socket in [flicdControl, hueControl] {
-      try eventually("the simulator's control socket \(socket)", within: 60) {
-        FileManager.default.fileExists(atPath: socket)
-      }
-    }
-    try homebridge.waitForLine(containing: "listening on", within: 60)
+    // Each simulator binds a port the system chooses and prints it (no free-port guessing).
+    let flicd = try SimulatorUnderTest(
+      .flicd, directory: directory, arguments: ["--button", "\(Self.button)=bedside"])
+    let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
+    let hue = try SimulatorUnderTest(
+      .hue, directory: directory,
+      arguments: [
+        "--lights", "3", "--group", "bedroom=1,2,3", "--username", Self.hueUsername, "--record",
+        directory.path + "/hue.jsonl",
+      ])
+    processes += [flicd.process, homebridge.process, hue.process]
+    let (flicdPort, homebridgePort, huePort) = (flicd.port, homebridge.port, hue.port)
 
     let plugins = directory.path + "/plugins"
     try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
