@@ -51,6 +51,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -62,16 +63,25 @@ let package = Package(
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
     // Framed, versioned messages between the hub and a plugin-host process.
     .target(
-      name: "PatchbayWire", dependencies: ["PatchbayValues"], path: "Sources/PatchbayWire",
+      name: "PatchbayWire", dependencies: ["PatchbayValues", "CProcessControl"], path: "Sources/PatchbayWire",
       swiftSettings: strict),
-    // The hub: config, routes and transforms, plugin processes, supervisor, control socket.
+    // The hub's core, without a process or a socket: config, routes and transforms, scenes,
+    // the supervisor and inboxes over `PluginChannel`, retained values, the hub itself.
     .target(
-      name: "PatchbayHub",
+      name: "PatchbayCore",
       dependencies: [
-        "PatchbayValues", "PatchbayWire", "CProcessControl",
+        "PatchbayValues", "PatchbayWire",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
         .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/PatchbayCore", swiftSettings: strict),
+    // The hub's I/O: plugin-host processes, the control socket, systemd, logging to stderr.
+    .target(
+      name: "PatchbayHub",
+      dependencies: [
+        "PatchbayCore", "PatchbayValues", "PatchbayWire", "CProcessControl",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/PatchbayHub", swiftSettings: strict),
     .executableTarget(
@@ -107,6 +117,11 @@ let package = Package(
         "HueSimulator",
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
+    // What every simulator shares: the line-protocol server of their control sockets.
+    .target(
+      name: "SimulatorControl",
+      dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+      path: "Sources/Simulators/Shared", swiftSettings: strict),
     // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
     .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
     // Flic buttons through flicd: a self-healing TCP client publishing button ports.
@@ -124,6 +139,7 @@ let package = Package(
     .target(
       name: "FlicdSimulator",
       dependencies: [
+        "SimulatorControl",
         "FlicProtocol", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -157,6 +173,7 @@ let package = Package(
     .target(
       name: "HomebridgeSimulator",
       dependencies: [
+        "SimulatorControl",
         "HomebridgeProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -181,6 +198,7 @@ let package = Package(
     .target(
       name: "HueSimulator",
       dependencies: [
+        "SimulatorControl",
         "HueProtocol",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -260,8 +278,9 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
-      path: "Sources/PatchbayWeb", swiftSettings: strict),
+      path: "Sources/PatchbayWeb", exclude: ["Page/static"], swiftSettings: strict),
 
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
@@ -281,7 +300,7 @@ let package = Package(
     .testTarget(
       name: "PatchbayWireTests", dependencies: ["PatchbayWire", "PatchbayValues"], swiftSettings: strict),
     .testTarget(
-      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire"],
       swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
@@ -318,8 +337,12 @@ let package = Package(
       dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // `patchbay plugin test` on fixtures that each break one ABI rule (compiled with gcc) and on the bundled plugins.
+    .testTarget(
+      name: "ConformanceTests", dependencies: ["PatchbayTestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
-    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
+    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )
 

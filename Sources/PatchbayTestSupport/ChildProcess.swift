@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -6,12 +7,15 @@ import Foundation
 
 /// A program started by a test, with its output captured line by line. Killed on deinit so a
 /// failing test leaves nothing behind.
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
   public let process = Process()
-  private let lock = NSLock()
-  private var outputLines: [String] = []
-  private var partial = Data()
-  private var endOfOutput = false
+  /// What the pipe delivered so far: complete lines, the unfinished last one, and whether it ended.
+  private struct Output {
+    var lines: [String] = []
+    var partial = Data()
+    var ended = false
+  }
+  private let received = Mutex(Output())
 
   /// Starts `executable` with `arguments`. stdout and stderr are merged into `output`.
   public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
@@ -41,34 +45,22 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   private func append(_ data: Data) {
-    lock.lock()
-    defer { lock.unlock() }
-    partial.append(data)
-    while let newline = partial.firstIndex(of: 0x0A) {
-      outputLines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
-      partial.removeSubrange(partial.startIndex...newline)
+    received.withLock { output in
+      output.partial.append(data)
+      while let newline = output.partial.firstIndex(of: 0x0A) {
+        output.lines.append(String(decoding: output.partial[output.partial.startIndex..<newline], as: UTF8.self))
+        output.partial.removeSubrange(output.partial.startIndex...newline)
+      }
     }
   }
 
-  private func markEndOfOutput() {
-    lock.lock()
-    defer { lock.unlock() }
-    endOfOutput = true
-  }
+  private func markEndOfOutput() { received.withLock { $0.ended = true } }
 
   /// The pipe reached end of stream: every line the program (and what it started) printed is in.
-  public var outputEnded: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return endOfOutput
-  }
+  public var outputEnded: Bool { received.withLock { $0.ended } }
 
   /// Every complete line printed so far.
-  public var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return outputLines
-  }
+  public var lines: [String] { received.withLock { $0.lines } }
 
   public var output: String { lines.joined(separator: "\n") }
 

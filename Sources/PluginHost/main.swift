@@ -2,12 +2,21 @@
 // hub, which started it with one end of a SOCK_SEQPACKET socketpair as file descriptor 3.
 //
 // Usage: patchbay-plugin-host [--memory-limit-mb N] [--open-files N]
+//        patchbay-plugin-host --conformance ...   (run by `patchbay plugin test`; see ConformanceRun)
 import CProcessControl
 import PatchbayWire
 
 #if canImport(Glibc)
   import Glibc
 #endif
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--conformance" {
+  // A child of the checker, not of the hub: the same containment, no hub socket.
+  _ = pc_become_subreaper()
+  pc_install_host_exit_guards()
+  _ = pc_set_parent_death_signal(SIGTERM)
+  ConformanceRun.main(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let hubDescriptor: Int32 = 3
 
@@ -30,41 +39,46 @@ guard fcntl(hubDescriptor, F_GETFD) != -1 else {
 // Not inherited by programs the plugin runs: they must not keep the hub's connection open.
 _ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
 let socket = PacketSocket(descriptor: hubDescriptor)
-let runtime = HostRuntime(socket: socket)
+let runtime = HostRuntime(socket: socket, ledger: InputLedger.attach())
 socket.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
 
 // The reader: every frame from the hub is untrusted; a bad one ends this process (the hub
 // would never send it, so the channel cannot be trusted any more).
 var helloSeen = false
+// Several frames per system call under a flood; an input counts as taken only when the plugin
+// context starts it (`InputLedger`), so frames read but not yet handled are the hub's to resend.
+let receiver = FrameBatchReceiver()
 while true {
-  switch socket.receive() {
-  case .closed:
-    // The hub is gone or closed our socket: stop the plugin politely, then leave.
-    runtime.pluginQueue.sync { runtime.stop(exit: false) }
-    hostExit(0)
-  case .oversized(let size):
-    runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
-    hostExit(65)
-  case .frame(let frame):
-    let message: HubMessage
-    do throws(WireError) {
-      message = try HubMessage.decode(frame)
-    } catch {
-      runtime.log(5, "hub sent a bad frame: \(error); exiting")
+  for result in receiver.receive(from: socket) {
+    switch result {
+    case .closed:
+      // The hub is gone or closed our socket: stop the plugin politely, then leave.
+      runtime.pluginQueue.sync { runtime.stop(exit: false) }
+      hostExit(0)
+    case .oversized(let size):
+      runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
       hostExit(65)
-    }
-    if case .hello(let version) = message {
-      guard version == WireProtocol.version else {
-        runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
+    case .frame(let frame):
+      let message: HubMessage
+      do throws(WireError) {
+        message = try HubMessage.decode(frame)
+      } catch {
+        runtime.log(5, "hub sent a bad frame: \(error); exiting")
         hostExit(65)
       }
-      helloSeen = true
-      continue
+      if case .hello(let version) = message {
+        guard version == WireProtocol.version else {
+          runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
+          hostExit(65)
+        }
+        helloSeen = true
+        continue
+      }
+      guard helloSeen else {
+        runtime.log(5, "hub sent \(message) before hello; exiting")
+        hostExit(65)
+      }
+      runtime.handle(message)
     }
-    guard helloSeen else {
-      runtime.log(5, "hub sent \(message) before hello; exiting")
-      hostExit(65)
-    }
-    runtime.handle(message)
   }
 }

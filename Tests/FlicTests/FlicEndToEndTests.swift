@@ -9,36 +9,25 @@ import Testing
 /// The whole path: simulated flicd -> flic plugin (its own process under `patchbay run`) ->
 /// routes -> the example-swift plugin, which records every value it receives.
 @Suite(.serialized) struct FlicEndToEndTests {
-  let directory: TemporaryDirectory
-  let flicdPort = freeTCPPort()
+  let hub: HubUnderTest
   let bedside = "80:e4:da:71:b6:8e"
   let hallway = "08:09:0a:0b:0c:0d"
 
-  init() throws { directory = try TemporaryDirectory("patchbay-flic") }
+  init() throws { hub = try HubUnderTest("patchbay-flic", plugins: ["flic", "example-swift"]) }
 
-  var controlPath: String { directory.path + "/flicd.sock" }
+  var directory: TemporaryDirectory { hub.directory }
 
-  func startSimulator() throws -> SimulatorProcess {
-    try SimulatorProcess(
-      port: flicdPort, controlPath: controlPath, buttons: ["\(bedside)=bedside", "\(hallway)=hallway"])
+  /// The flicd simulator on a port it chose, or on `port` (a restart where the plugin expects it).
+  func startSimulator(port: Int = 0, arguments: [String] = []) throws -> SimulatorUnderTest {
+    try SimulatorUnderTest(
+      .flicd, directory: directory, port: port,
+      arguments: ["--button", "\(bedside)=bedside", "--button", "\(hallway)=hallway"] + arguments)
   }
 
   /// Starts `patchbay run` with the flic instance and a recording probe wired to its ports.
-  func startHub() throws -> ChildProcess {
-    let plugins = directory.path + "/plugins"
-    try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-    for name in ["flic", "example-swift"] {
-      try FileManager.default.createSymbolicLink(
-        atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
-    }
-    let config = try directory.write(
-      "patchbay.toml",
+  func startHub(flicdPort: Int) throws -> ChildProcess {
+    try hub.writeConfig(
       """
-      [hub]
-      state_directory = "\(directory.path)/state"
-      control_socket = "\(directory.path)/control.sock"
-      plugin_path = ["\(plugins)"]
-
       [instances.buttons]
       plugin = "flic"
       port = \(flicdPort)
@@ -73,9 +62,8 @@ import Testing
       from = "buttons.bedside.battery"
       to = "probe.bedside_battery"
       """)
-    let hub = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", config])
-    try hub.waitForLine(containing: "hub started", within: 60)
-    return hub
+    try hub.start()
+    return hub.process!
   }
 
   /// The values the probe recorded on one port, in order, as JSON text.
@@ -98,7 +86,7 @@ import Testing
 
   @Test func gesturesQueuedPressesAndSeveralButtonsArriveAsButtonValues() throws {
     let simulator = try startSimulator()
-    let hub = try startHub()
+    let hub = try startHub(flicdPort: simulator.port)
     defer { _ = try? hub.terminate() }
     try simulator.control("wait-channel \(bedside) 60")
     try simulator.control("wait-channel \(hallway) 60")
@@ -135,18 +123,19 @@ import Testing
   }
 
   @Test func connectedFollowsAFlicdRestartAndPressesArriveAfterIt() throws {
-    var simulator: SimulatorProcess? = try startSimulator()
-    let hub = try startHub()
+    var simulator: SimulatorUnderTest? = try startSimulator()
+    let flicdPort = simulator!.port
+    let hub = try startHub(flicdPort: flicdPort)
     defer { _ = try? hub.terminate() }
     try simulator!.control("wait-channel \(bedside) 60")
     try eventually("connected") { recorded("bedside_connected").last == "true" }
 
-    simulator!.process.signal(SIGKILL)
-    try simulator!.process.waitForExit()
+    try simulator!.kill()
     simulator = nil
     try eventually("disconnected recorded") { recorded("bedside_connected").last == "false" }
 
-    let restarted = try startSimulator()
+    // flicd comes back where the plugin knows it.
+    let restarted = try startSimulator(port: flicdPort)
     try eventually("connected again", within: 60) { recorded("bedside_connected").last == "true" }
     try restarted.control("wait-channel \(bedside) 60")
     try restarted.control("press \(bedside) double")
@@ -156,6 +145,7 @@ import Testing
 
   @Test func scanPairsAPendingButtonAndListShowsIt() throws {
     let simulator = try startSimulator()
+    let flicdPort = simulator.port
     let scan = try ChildProcess(
       BuildProducts.executable("patchbay"), ["flic", "scan", "--port", "\(flicdPort)", "--timeout", "60"])
     try scan.waitForLine(containing: "hold the button")
@@ -180,8 +170,8 @@ import Testing
   /// flicd found a button, but a private one, and its wizard then gave up: the advice is to
   /// make that button public, not to find one.
   @Test func scanSaysAPrivateButtonWasFoundWhenTheWizardTimesOut() throws {
-    let simulator = try SimulatorProcess(
-      port: flicdPort, controlPath: controlPath, buttons: ["\(bedside)=bedside"], arguments: ["--scan-timeout", "2"])
+    let simulator = try startSimulator(arguments: ["--scan-timeout", "2"])
+    let flicdPort = simulator.port
     try simulator.control("add-private-button 80:e4:da:70:00:03 F030prv")
     let scan = try runProgram(
       BuildProducts.executable("patchbay"), ["flic", "scan", "--port", "\(flicdPort)", "--timeout", "60"])

@@ -5,36 +5,33 @@ import NIOCore
 import NIOPosix
 import PatchbayPluginKit
 import PatchbayTestSupport
+import Synchronization
 import Testing
 
 @testable import FlicPlugin
 
 /// What a FlicdConnection reported, collected from its event loop.
-final class ConnectionRecorder: @unchecked Sendable {
-  private let lock = NSLock()
-  private var _buttons: [(Int, ButtonEvent)] = []
-  private var _connected: [(Int, Bool)] = []
-  private var _battery: [(Int, Int)] = []
-  private var _logs: [String] = []
+final class ConnectionRecorder: Sendable {
+  private struct Reports {
+    var buttons: [(Int, ButtonEvent)] = []
+    var connected: [(Int, Bool)] = []
+    var battery: [(Int, Int)] = []
+    var logs: [String] = []
+  }
+  private let reports = Mutex(Reports())
 
   var events: FlicdConnection.Events {
     FlicdConnection.Events(
-      button: { index, event in self.locked { self._buttons.append((index, event)) } },
-      connected: { index, linked in self.locked { self._connected.append((index, linked)) } },
-      battery: { index, percent in self.locked { self._battery.append((index, percent)) } },
-      log: { _, message in self.locked { self._logs.append(message) } })
+      button: { index, event in self.reports.withLock { $0.buttons.append((index, event)) } },
+      connected: { index, linked in self.reports.withLock { $0.connected.append((index, linked)) } },
+      battery: { index, percent in self.reports.withLock { $0.battery.append((index, percent)) } },
+      log: { _, message in self.reports.withLock { $0.logs.append(message) } })
   }
 
-  private func locked(_ body: () -> Void) {
-    lock.lock()
-    body()
-    lock.unlock()
-  }
-
-  func buttons(_ index: Int) -> [ButtonEvent] { lock.withLock { _buttons.filter { $0.0 == index }.map(\.1) } }
-  func connected(_ index: Int) -> [Bool] { lock.withLock { _connected.filter { $0.0 == index }.map(\.1) } }
-  func battery(_ index: Int) -> [Int] { lock.withLock { _battery.filter { $0.0 == index }.map(\.1) } }
-  var logs: [String] { lock.withLock { _logs } }
+  func buttons(_ index: Int) -> [ButtonEvent] { reports.withLock { $0.buttons.filter { $0.0 == index }.map(\.1) } }
+  func connected(_ index: Int) -> [Bool] { reports.withLock { $0.connected.filter { $0.0 == index }.map(\.1) } }
+  func battery(_ index: Int) -> [Int] { reports.withLock { $0.battery.filter { $0.0 == index }.map(\.1) } }
+  var logs: [String] { reports.withLock { $0.logs } }
 }
 
 func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAddress)] = [("bedside", bedside)])
@@ -129,7 +126,9 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
   }
 
   @Test func retriesWhileFlicdIsAbsent() throws {
-    let port = freeTCPPort()
+    // Nothing listens there until flicd starts on it.
+    let reservation = try PortReservation()
+    let port = reservation.port
     let recorder = ConnectionRecorder()
     let connection = FlicdConnection(config: try flicConfig(port: port), events: recorder.events)
     connection.start()
@@ -207,23 +206,31 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
 
 /// A TCP server that sends fixed bytes to each client as it connects, to feed the client
 /// what a real flicd never would.
-final class FakeFlicd: @unchecked Sendable {
+final class FakeFlicd: Sendable {
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-  private var channel: Channel!
-  private let lock = NSLock()
-  private var count = 0
+  private let channel: any Channel
+  private let connections = Tally()
   var port: Int { channel.localAddress!.port! }
-  var connectionCount: Int { lock.withLock { count } }
+  var connectionCount: Int { connections.count }
+
+  /// How many connections came, counted on the server's loop and read from the test.
+  private final class Tally: Sendable {
+    private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
+    func next() -> Int {
+      value.withLock { count in
+        count += 1
+        return count
+      }
+    }
+  }
 
   init(greeting: @escaping @Sendable (Int) -> [UInt8]) throws {
+    let connections = self.connections
     channel = try ServerBootstrap(group: group)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { [self] child in
-        let number = lock.withLock {
-          count += 1
-          return count
-        }
-        let bytes = greeting(number)
+      .childChannelInitializer { child in
+        let bytes = greeting(connections.next())
         return child.eventLoop.makeCompletedFuture {
           try child.pipeline.syncOperations.addHandler(Greeter(bytes: bytes))
         }

@@ -10,11 +10,14 @@ import Testing
 @Suite("homebridge-websocket client: outages and a second client", .serialized)
 final class ClientTrafficTests {
   let directory: TemporaryDirectory
-  let port = freeTCPPort()
+  /// Where the client connects: nothing listens there until a test starts the simulator on it.
+  let reservation: PortReservation
+  var port: Int { reservation.port }
   let writes = WriteLog()
   let states = ConnectionLog()
 
   init() throws {
+    reservation = try PortReservation()
     directory = try TemporaryDirectory("homebridge-traffic")
   }
 
@@ -48,7 +51,7 @@ final class ClientTrafficTests {
         == true, "\(lines)")
     #expect(!lines.contains { $0.contains("upgrade") || $0.contains("Inappropriate") }, "\(lines)")
     #expect(lines.count <= 3 + 4, "\(lines)")
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     try eventually("the reconnect line; log:\n\(writes.lines.joined(separator: "\n"))", within: 60) {
       writes.lines.contains { $0.contains("reconnected to Homebridge at ws://127.0.0.1:\(port)/ after") }
@@ -61,7 +64,7 @@ final class ClientTrafficTests {
     // Short, but long enough that a loaded machine answers a probe in time.
     timing.trafficProbeInterval = .seconds(1)
     timing.reclaimDelay = .seconds(1)
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     let client = try makeClient(timing)
     defer { client.stop() }

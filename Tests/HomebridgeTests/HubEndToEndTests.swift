@@ -5,17 +5,13 @@ import Testing
 /// The plugin loaded by `patchbay run`, talking to the simulator process.
 @Suite("homebridge-websocket end to end through the hub", .serialized)
 final class HubEndToEndTests {
-  let directory: TemporaryDirectory
-  let port = freeTCPPort()
-  var hub: ChildProcess?
+  let hub: HubUnderTest
 
   init() throws {
-    directory = try TemporaryDirectory("homebridge-e2e")
+    hub = try HubUnderTest("homebridge-e2e", plugins: ["homebridge-websocket", "example-swift"])
   }
 
-  deinit { _ = try? hub?.terminate() }
-
-  var configPath: String { directory.path + "/patchbay.toml" }
+  var directory: TemporaryDirectory { hub.directory }
   var cachePath: String { directory.path + "/homebridge-cache.json" }
 
   static let defaultAccessories = """
@@ -28,22 +24,16 @@ final class HubEndToEndTests {
     characteristics = ["brightness"]
     """
 
-  func startHub(accessories: String = defaultAccessories, extraRoutes: String = "") throws {
-    let plugins = directory.path + "/plugins"
-    try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-    for name in ["homebridge-websocket", "example-swift"]
-    where !FileManager.default.fileExists(atPath: "\(plugins)/libpatchbay-plugin-\(name).so") {
-      try FileManager.default.createSymbolicLink(
-        atPath: "\(plugins)/libpatchbay-plugin-\(name).so", withDestinationPath: BuildProducts.plugin(name))
-    }
-    try directory.write(
-      "patchbay.toml",
-      """
-      [hub]
-      state_directory = "\(directory.path)/state"
-      control_socket = "\(directory.path)/control.sock"
-      plugin_path = ["\(plugins)"]
+  /// The Homebridge simulator on a port it chose, or on `port` (a restart where the plugin expects it).
+  func startSimulator(port: Int = 0, name: String = "simulator", arguments: [String] = []) throws
+    -> SimulatorUnderTest
+  {
+    try SimulatorUnderTest(.homebridge, directory: directory, name: name, port: port, arguments: arguments)
+  }
 
+  func startHub(port: Int, accessories: String = defaultAccessories, extraRoutes: String = "") throws {
+    try hub.writeConfig(
+      """
       [instances.homekit]
       plugin = "homebridge-websocket"
       url = "ws://127.0.0.1:\(port)"
@@ -66,29 +56,19 @@ final class HubEndToEndTests {
 
       \(extraRoutes)
       """)
-    let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
-    hub = process
-    try process.waitForLine(containing: "hub started", within: 60)
-    try eventually("control socket", within: 30) {
-      FileManager.default.fileExists(atPath: directory.path + "/control.sock")
-    }
+    try hub.start()
   }
 
   func patchbay(_ arguments: String...) throws -> (status: Int32, output: String) {
-    var args = arguments
-    args.insert(contentsOf: ["--config", configPath], at: 1)
-    return try runProgram(BuildProducts.executable("patchbay"), args)
+    try hub.cli(arguments: arguments)
   }
 
-  var recorded: [String] {
-    ((try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? "")
-      .split(separator: "\n").map(String.init)
-  }
+  var recorded: [String] { hub.lines("probe.jsonl") }
 
   @Test func sendsReachHomeKitAndHomeKitWritesReachOutputs() throws {
-    let simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    let simulator = try startSimulator(arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
-    try startHub()
+    try startHub(port: simulator.port)
     try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
 
     #expect(try patchbay("send", "homekit.ws_morning.on", "true").status == 0)
@@ -99,12 +79,13 @@ final class HubEndToEndTests {
     try simulator.waitForLine(containing: "setValue desk.Brightness = 30")
     try simulator.waitForLine(containing: "setValue desk.On = true")
 
-    let watch = try ChildProcess(BuildProducts.executable("patchbay"), ["watch", "--config", configPath, "homekit"])
+    let watch = try ChildProcess(
+      BuildProducts.executable("patchbay"), ["watch", "--config", hub.configPath, "homekit"])
     defer { _ = try? watch.terminate() }
     // `watch` subscribes asynchronously: repeat the HomeKit write until it shows up there.
     try eventually(
-      "HomeKit's write on homekit.desk.on.set; watch printed:\n\(watch.output)\nsimulator:\n\(simulator.child.output)"
-        + "\nhub:\n\(hub?.output ?? "")", within: 60, pollEvery: 1
+      "HomeKit's write on homekit.desk.on.set; watch printed:\n\(watch.output)\nsimulator:\n\(simulator.output)"
+        + "\nhub:\n\(hub.log)", within: 60, pollEvery: 1
     ) {
       _ = try simulator.control("homekit-set desk On false")
       return watch.lines.contains { $0.contains("homekit.desk.on.set") && $0.contains("false") }
@@ -121,16 +102,15 @@ final class HubEndToEndTests {
   }
 
   @Test func simulatorRestartMidRunGetsAccessoriesAndValuesAgain() throws {
-    var simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
-    try startHub()
+    var simulator = try startSimulator(arguments: ["--cache", cachePath])
+    try startHub(port: simulator.port)
     try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
     #expect(try patchbay("send", "homekit.ws_morning.on", "true").status == 0)
     #expect(try patchbay("send", "homekit.desk.brightness", "42").status == 0)
     try simulator.waitForLine(containing: "setValue desk.Brightness = 42")
     try simulator.stop()
 
-    simulator = try SimulatorProcess(
-      port: port, directory: directory, arguments: ["--cache", cachePath], name: "simulator2")
+    simulator = try startSimulator(port: simulator.port, name: "simulator2", arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
     try simulator.waitForLine(containing: "add ws_morning (Switch): name 'ws_morning' is already used.")
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
@@ -195,7 +175,7 @@ final class HubEndToEndTests {
   /// The plugin remembers what it added (in its state directory) and, on connect, removes
   /// what the config no longer has and replaces an accessory whose service changed.
   @Test func renamedAndReservicedAccessoriesAreReplacedOnConnect() throws {
-    let simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    let simulator = try startSimulator(arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
     let desk = """
       [[instances.homekit.accessories]]
@@ -204,6 +184,7 @@ final class HubEndToEndTests {
       characteristics = ["brightness"]
       """
     try startHub(
+      port: simulator.port,
       accessories: desk + """
 
         [[instances.homekit.accessories]]
@@ -215,7 +196,7 @@ final class HubEndToEndTests {
         """)
     try simulator.waitForLine(containing: "add fan (Switch): accessory 'fan' is added.")
     try simulator.waitForLine(containing: "add old_name (Switch): accessory 'old_name' is added.")
-    _ = try hub?.terminate()
+    try hub.stop()
 
     let renamed =
       desk + """
@@ -228,7 +209,7 @@ final class HubEndToEndTests {
         service = "Lightbulb"
         characteristics = ["brightness"]
         """
-    try startHub(accessories: renamed)
+    try startHub(port: simulator.port, accessories: renamed)
     try simulator.waitForLine(containing: "remove old_name: accessory 'old_name' is removed.")
     try simulator.waitForLine(containing: "remove fan: accessory 'fan' is removed.")
     try simulator.waitForLine(containing: "add fan (Lightbulb): accessory 'fan' is added.")
@@ -241,16 +222,17 @@ final class HubEndToEndTests {
     #expect(simulator.count("characteristic do not match") == 0)
 
     // A third start with the same config changes nothing on the server.
-    _ = try hub?.terminate()
-    try startHub(accessories: renamed)
+    try hub.stop()
+    try startHub(port: simulator.port, accessories: renamed)
     try simulator.waitForLine(containing: "add new_name (Switch): name 'new_name' is already used.")
     try simulator.waitForLine(containing: "add fan (Lightbulb): name 'fan' is already used.")
-    #expect(simulator.count("remove ") == 2, "\(simulator.child.output)")
+    #expect(simulator.count("remove ") == 2, "\(simulator.output)")
   }
 
   @Test func connectedPortFollowsTheWebsocket() throws {
-    var simulator = try SimulatorProcess(port: port, directory: directory)
+    var simulator = try startSimulator()
     try startHub(
+      port: simulator.port,
       extraRoutes: """
         [[routes]]
         from = "homekit.connected"
@@ -263,7 +245,7 @@ final class HubEndToEndTests {
     try eventually("connected = false recorded: \(recorded)", within: 60) {
       recorded.last == #"{"port":"homekit_connected","value":false}"#
     }
-    simulator = try SimulatorProcess(port: port, directory: directory, name: "simulator2")
+    simulator = try startSimulator(port: simulator.port, name: "simulator2")
     defer { try? simulator.stop() }
     try eventually("connected = true again: \(recorded)", within: 60) {
       recorded.last == #"{"port":"homekit_connected","value":true}"#

@@ -2,6 +2,7 @@ import Foundation
 import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,9 @@ import Testing
 @Suite("homebridge-websocket client against the simulator", .serialized)
 final class PluginClientTests {
   let directory: TemporaryDirectory
-  let port = freeTCPPort()
+  /// Where the client connects: nothing listens there until a test starts the simulator on it.
+  let reservation: PortReservation
+  var port: Int { reservation.port }
   let writes = WriteLog()
   let definitions = [
     try! AccessoryDefinition(name: "ws_morning", service: "Switch"),
@@ -21,6 +24,7 @@ final class PluginClientTests {
   ]
 
   init() throws {
+    reservation = try PortReservation()
     directory = try TemporaryDirectory("homebridge-client")
   }
 
@@ -41,7 +45,7 @@ final class PluginClientTests {
     client.update(.init(accessory: "desk", characteristic: "Brightness"), to: .number(150))
     client.update(.init(accessory: "hall", characteristic: "CurrentTemperature"), to: .number(21.5))
     client.start()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
     try simulator.waitForLine(containing: "add hall (TemperatureSensor): accessory 'hall' is added.")
@@ -59,7 +63,8 @@ final class PluginClientTests {
     let client = try makeClient()
     defer { client.stop() }
     client.start()
-    var simulator = try SimulatorProcess(port: port, directory: directory, arguments: ["--cache", cachePath])
+    var simulator = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator", port: port, arguments: ["--cache", cachePath])
     try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
     client.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
@@ -67,8 +72,8 @@ final class PluginClientTests {
 
     try eventually("the client to notice the lost connection", within: 30) { !client.isConnected }
     client.update(.init(accessory: "desk", characteristic: "On"), to: .bool(true))  // while disconnected
-    simulator = try SimulatorProcess(
-      port: port, directory: directory, arguments: ["--cache", cachePath], name: "simulator2")
+    simulator = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator2", port: port, arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
     // The cache kept the accessory: "already used" is success, and the values come again.
     try simulator.waitForLine(containing: "add ws_morning (Switch): name 'ws_morning' is already used.")
@@ -82,7 +87,7 @@ final class PluginClientTests {
     let client = try makeClient()
     defer { client.stop() }
     client.start()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     client.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
@@ -100,45 +105,24 @@ final class PluginClientTests {
 }
 
 /// Collects what the client reports, from its event loop thread.
-final class WriteLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var entries: [ClientSession.HomeKitWrite] = []
-  private var logLines: [String] = []
+final class WriteLog: Sendable {
+  private let entries = Mutex<[ClientSession.HomeKitWrite]>([])
+  private let logLines = Mutex<[String]>([])
 
-  func record(_ write: ClientSession.HomeKitWrite) {
-    lock.lock()
-    entries.append(write)
-    lock.unlock()
-  }
-
-  func log(_ line: String) {
-    lock.lock()
-    logLines.append(line)
-    lock.unlock()
-  }
-
-  var writes: [ClientSession.HomeKitWrite] {
-    lock.lock()
-    defer { lock.unlock() }
-    return entries
-  }
-
-  var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return logLines
-  }
+  func record(_ write: ClientSession.HomeKitWrite) { entries.withLock { $0.append(write) } }
+  func log(_ line: String) { logLines.withLock { $0.append(line) } }
+  var writes: [ClientSession.HomeKitWrite] { entries.withLock { $0 } }
+  var lines: [String] { logLines.withLock { $0 } }
 }
 
 /// A TCP server that answers every connection with junk and hangs up: not a websocket.
-final class JunkServer: @unchecked Sendable {
+final class JunkServer: Sendable {
   let fd: Int32
-  private let lock = NSLock()
-  private var accepted = 0
-  private var running = true
+  private let accepted = Mutex(0)
 
   init(port: Int) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    self.fd = fd
     var yes: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
@@ -153,14 +137,14 @@ final class JunkServer: @unchecked Sendable {
       while true {
         let client = accept(self.fd, nil, nil)
         guard client >= 0 else { return }
-        self.lock.withLock { self.accepted += 1 }
+        self.accepted.withLock { $0 += 1 }
         _ = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n\u{0}\u{1}{]x".withCString { write(client, $0, strlen($0)) }
         close(client)
       }
     }.start()
   }
 
-  var connections: Int { lock.withLock { accepted } }
+  var connections: Int { accepted.withLock { $0 } }
 
   func stop() {
     shutdown(fd, Int32(SHUT_RDWR))
@@ -180,7 +164,7 @@ extension PluginClientTests {
     try eventually("the client to retry the junk server", within: 60) { junk.connections >= 3 }
     #expect(!client.isConnected)
     junk.stop()
-    let simulator = try SimulatorProcess(port: port, directory: directory)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
     defer { try? simulator.stop() }
     try simulator.waitForLine(containing: "setValue ws_morning.On = true")
     #expect(client.isConnected)

@@ -6,12 +6,12 @@ import Testing
 @Suite("patchbay-sim homebridge answers like the real plugin", .serialized)
 final class SimulatorTests {
   let directory: TemporaryDirectory
-  let simulator: SimulatorProcess
+  let simulator: SimulatorUnderTest
 
   init() throws {
     directory = try TemporaryDirectory("homebridge-sim")
-    simulator = try SimulatorProcess(
-      port: freeTCPPort(), directory: directory,
+    simulator = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator",
       arguments: [
         "--automation", "ws_morning.On=true: scene Good Morning: ws_morning.On=false, ws_evening.On=false",
         "--cache", directory.url.appendingPathComponent("cache.json").path,
@@ -124,6 +124,22 @@ final class SimulatorTests {
     #expect(table.contains("lamp (Lightbulb): On=blank Brightness=30"))
   }
 
+  /// A message split into fragments is one message; an unmasked fragment is refused like
+  /// any unmasked frame.
+  @Test func fragmentedMessagesArriveWholeAndEveryFragmentMustBeMasked() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.sendFragmented(#"{"topic":"add","payload":{"name":"split","service":"Switch"}}"#, pieces: 3)
+    try client.waitForFrame(containing: "accessory 'split' is added.")
+    let careless = try TestWebSocketClient(port: simulator.port)
+    defer { careless.close() }
+    careless.sendFragmented(
+      #"{"topic":"add","payload":{"name":"bare","service":"Switch"}}"#, pieces: 2, maskLast: false)
+    try simulator.waitForLine(containing: "sent an unmasked frame")
+    try eventually("the careless client's connection to close") { !careless.isOpen }
+    #expect(simulator.count("add bare") == 0)
+  }
+
   @Test func valuesAreBlankAfterARestartButAccessoriesStay() throws {
     let client = try TestWebSocketClient(port: simulator.port)
     client.send(#"{"topic":"add","payload":{"name":"kept","service":"Switch"}}"#)
@@ -131,9 +147,9 @@ final class SimulatorTests {
     try simulator.waitForLine(containing: "setValue kept.On = true")
     client.close()
     try simulator.stop()
-    let restarted = try SimulatorProcess(
-      port: simulator.port, directory: directory,
-      arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path], name: "simulator2")
+    let restarted = try SimulatorUnderTest(
+      .homebridge, directory: directory, name: "simulator2", port: simulator.port,
+      arguments: ["--cache", directory.url.appendingPathComponent("cache.json").path])
     defer { try? restarted.stop() }
     #expect(try restarted.control("table").contains("kept (Switch): On=blank"))
   }
@@ -144,11 +160,11 @@ final class SimulatorTests {
 @Suite("patchbay-sim homebridge reproduces the real server's failures", .serialized)
 final class SimulatorFailureTests {
   let directory: TemporaryDirectory
-  let simulator: SimulatorProcess
+  let simulator: SimulatorUnderTest
 
   init() throws {
     directory = try TemporaryDirectory("homebridge-sim-failures")
-    simulator = try SimulatorProcess(port: freeTCPPort(), directory: directory)
+    simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator")
   }
 
   deinit { try? simulator.stop() }
@@ -165,13 +181,13 @@ final class SimulatorFailureTests {
     try simulator.waitForLine(containing: "client 2 connected")
     client.send(#"{"topic":"add","payload":{"name":"\#(name)","service":"Switch"}}"#)
     try client.waitForFrame(containing: #""ack":false,"message":"name '\#(name)' is already used."}"#)
-    #expect(simulator.child.isRunning)
+    #expect(simulator.process.isRunning)
     client.send(#"{"topic":"setValue","payload":{"name":"\#(name)","characteristic":"On","value":true}}"#)
-    let status = try simulator.child.waitForExit(within: 30)
+    let status = try simulator.process.waitForExit(within: 30)
     #expect(status != 0)
     #expect(
       simulator.count("TypeError: Cannot read properties of undefined (reading 'getCharacteristic')") == 1,
-      "\(simulator.child.output)")
+      "\(simulator.process.output)")
     // The whole process died: every client lost its socket, and nobody listens any more.
     try eventually("both clients to be disconnected", within: 30) { !client.isOpen && !bystander.isOpen }
     #expect(throws: (any Error).self) { try TestWebSocketClient(port: self.simulator.port).close() }
@@ -181,7 +197,7 @@ final class SimulatorFailureTests {
     let client = try TestWebSocketClient(port: simulator.port)
     defer { client.close() }
     client.send(#"{"topic":"callback","payload":{"name":"valueOf","characteristic":"On","value":true}}"#)
-    #expect(try simulator.child.waitForExit(within: 30) != 0)
+    #expect(try simulator.process.waitForExit(within: 30) != 0)
   }
 
   /// HomeKit's `set` and `get` go to the most recently connected client only; when that

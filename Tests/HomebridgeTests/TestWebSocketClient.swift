@@ -4,22 +4,30 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import PatchbayTestSupport
+import Synchronization
 
 /// A bare websocket client for tests: sends any text (also frames a good client never
 /// sends) and records every text frame it receives.
-final class TestWebSocketClient: @unchecked Sendable {
+final class TestWebSocketClient: Sendable {
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-  private var channel: (any Channel)!
-  private let lock = NSLock()
-  private var texts: [String] = []
+  private let channel: any Channel
+  private let texts = ReceivedTexts()
+
+  /// The text frames received so far, appended on the client's loop, read from the test.
+  private final class ReceivedTexts: Sendable {
+    private let texts = Mutex<[String]>([])
+    var all: [String] { texts.withLock { $0 } }
+    func record(_ text: String) { texts.withLock { $0.append(text) } }
+  }
 
   init(port: Int) throws {
     let upgraded = group.next().makePromise(of: Void.self)
+    let texts = self.texts
     let bootstrap = ClientBootstrap(group: group).channelInitializer { channel in
       channel.eventLoop.makeCompletedFuture {
         let upgrader = NIOTypedWebSocketClientUpgrader<Void>(upgradePipelineHandler: { channel, _ in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(Recorder(client: self))
+            try channel.pipeline.syncOperations.addHandler(Recorder(texts: texts))
           }
         })
         var headers = HTTPHeaders()
@@ -45,11 +53,22 @@ final class TestWebSocketClient: @unchecked Sendable {
     channel.writeAndFlush(frame, promise: nil)
   }
 
-  var received: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return texts
+  /// Sends `text` as one message in `pieces` fragments (a text frame, then continuations);
+  /// `maskLast: false` leaves the last fragment unmasked, as no good client does.
+  func sendFragmented(_ text: String, pieces: Int, maskLast: Bool = true) {
+    let bytes = Array(text.utf8)
+    let size = (bytes.count + pieces - 1) / pieces
+    let chunks = stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+    for (index, chunk) in chunks.enumerated() {
+      let last = index == chunks.count - 1
+      let frame = WebSocketFrame(
+        fin: last, opcode: index == 0 ? .text : .continuation, maskKey: last && !maskLast ? nil : .random(),
+        data: channel.allocator.buffer(bytes: chunk))
+      channel.writeAndFlush(frame, promise: nil)
+    }
   }
+
+  var received: [String] { texts.all }
 
   var isOpen: Bool { channel.isActive }
 
@@ -67,19 +86,13 @@ final class TestWebSocketClient: @unchecked Sendable {
     try? group.syncShutdownGracefully()
   }
 
-  fileprivate func record(_ text: String) {
-    lock.lock()
-    texts.append(text)
-    lock.unlock()
-  }
-
   private final class Recorder: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
-    let client: TestWebSocketClient
-    init(client: TestWebSocketClient) { self.client = client }
+    let texts: ReceivedTexts
+    init(texts: ReceivedTexts) { self.texts = texts }
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       let frame = unwrapInboundIn(data)
-      if frame.opcode == .text { client.record(String(buffer: frame.unmaskedData)) }
+      if frame.opcode == .text { texts.record(String(buffer: frame.unmaskedData)) }
       if frame.opcode == .connectionClose { context.close(promise: nil) }
     }
   }

@@ -8,20 +8,24 @@ import Testing
 /// records what the hue ports publish.
 @Suite(.serialized) struct HueEndToEndTests {
   static let username = "pbtest-0123456789abcdefABCDEF"
-  let directory: TemporaryDirectory
-  let bridgePort = freeTCPPort()
+  let hub: HubUnderTest
+  /// The bridge's port: one test starts the hub first, and the bridge comes and goes there.
+  let reservation: PortReservation
+  var bridgePort: Int { reservation.port }
 
-  init() throws { directory = try TemporaryDirectory("patchbay-hue") }
+  init() throws {
+    hub = try HubUnderTest("patchbay-hue")
+    reservation = try PortReservation()
+  }
 
-  func startBridge(_ extra: [String] = []) throws -> BridgeSimulatorProcess {
-    try BridgeSimulatorProcess(
-      port: bridgePort, directory: directory,
+  func startBridge(_ extra: [String] = []) throws -> SimulatorUnderTest {
+    try .hueBridge(
+      directory: hub.directory, port: bridgePort,
       arguments: ["--lights", "4", "--group", "Living=1,2,3", "--username", Self.username] + extra)
   }
 
-  func startHub(poll: Double = 0.5, timeout: Double = 5) throws -> HueHub {
-    try HueHub(
-      directory: directory,
+  func startHub(poll: Double = 0.5, timeout: Double = 5) throws -> HubUnderTest {
+    try hub.startHue(
       hue: """
         log_level = "debug"
         bridge = "127.0.0.1:\(bridgePort)"
@@ -42,9 +46,10 @@ import Testing
         ("living_state", "living.state", "light"), ("living_reachable", "living.reachable", "bool"),
         ("living_unreachable", "living.unreachable", "text"), ("desk_state", "living.desk.state", "light"),
       ])
+    return hub
   }
 
-  func lights(_ bridge: BridgeSimulatorProcess, _ ids: [String] = ["1", "2", "3"]) -> [HueLightState] {
+  func lights(_ bridge: SimulatorUnderTest, _ ids: [String] = ["1", "2", "3"]) -> [HueLightState] {
     ids.compactMap { try? bridge.light($0) }
   }
 
@@ -86,7 +91,7 @@ import Testing
 
     // Per-attribute errors inside a 200 answer are logged: brightness of a light that is off.
     try hub.send("lights.living.light1.light", #"{"brightness":30}"#)
-    try hub.process.waitForLine(
+    try hub.process!.waitForLine(
       containing: "the bridge refused part of a command to light 1: error 201 at /lights/1/state/bri")
 
     // A member loses power: named, and the group stays available until all are gone.
@@ -101,7 +106,7 @@ import Testing
     try bridge.control("reachable 2")
     try eventually("group available again") { hub.last("living_reachable") == .bool(true) }
 
-    #expect(!hub.process.output.contains(Self.username), "the username reached the log")
+    #expect(!hub.process!.output.contains(Self.username), "the username reached the log")
   }
 
   @Test func aFloodStaysWithinTheBridgesRatesAndEndsInTheLastCommand() throws {
@@ -155,8 +160,8 @@ import Testing
     }
     // The flood was coalesced, not queued: far fewer group commands than were sent.
     #expect(records.filter { $0["kind"]?.stringValue == "group" }.count < 100)
-    #expect(!hub.process.output.contains("overloaded"), "the bridge answered 429/503")
-    #expect(!hub.process.output.contains(Self.username), "the username reached the log")
+    #expect(!hub.process!.output.contains("overloaded"), "the bridge answered 429/503")
+    #expect(!hub.process!.output.contains(Self.username), "the username reached the log")
   }
 
   @Test func anOverloadedBridgeAnswering503IsRetriedUntilTheNewestCommandLands() throws {
@@ -170,14 +175,14 @@ import Testing
     }
     try hub.send("lights.living.light", #"{"color":{"hue":200,"saturation":100}}"#)
     try hub.send("lights.living.light", #"{"brightness":50}"#)
-    try hub.process.waitForLine(
+    try hub.process!.waitForLine(
       containing: "command to group 1 failed (overloaded (HTTP 503)); kept, retrying in", within: 60)
     try eventually("the newest state applied after the retries; bridge: \(lights(bridge))", within: 60) {
       lights(bridge).count == 3
         && lights(bridge).allSatisfy { $0.hue == HueUnits.hue(degrees: 200) && $0.bri == HueUnits.bri(percent: 50) }
     }
     #expect(bridge.records().filter { $0["outcome"]?.stringValue == "rejected" }.count >= 1)
-    #expect(hub.process.isRunning)
+    #expect(hub.process!.isRunning)
   }
 
   @Test func aHangingBridgeTimesOutAndTheCommandLandsWhenItAnswersAgain() throws {
@@ -187,7 +192,7 @@ import Testing
     try bridge.control("latency 3000")
     try eventually("unavailable after timeouts", within: 60) { hub.last("living_reachable") == .bool(false) }
     try hub.send("lights.living.light", #"{"on":true,"color":{"hue":90,"saturation":100}}"#)
-    try hub.process.waitForLine(containing: "command to group 1 failed (unreachable:", within: 60)
+    try hub.process!.waitForLine(containing: "command to group 1 failed (unreachable:", within: 60)
     try bridge.control("latency 0")
     try eventually("the command applied once the bridge answers; bridge: \(lights(bridge))", within: 60) {
       lights(bridge).count == 3 && lights(bridge).allSatisfy { $0.on && $0.hue == HueUnits.hue(degrees: 90) }
@@ -202,7 +207,7 @@ import Testing
     }
     try hub.send("lights.living.light", #"{"on":true,"brightness":100,"color":{"hue":240,"saturation":100}}"#)
     try eventually("retries with back-off", within: 60) {
-      hub.process.lines.filter { $0.contains("bridge poll failed") && $0.contains("next try in") }.count >= 3
+      hub.process!.lines.filter { $0.contains("bridge poll failed") && $0.contains("next try in") }.count >= 3
     }
 
     var bridge = try startBridge()
@@ -227,7 +232,7 @@ import Testing
     try eventually("available again") { hub.last("living_reachable") == .bool(true) }
     let reachability = hub.recorded("living_reachable").compactMap(\.boolValue)
     #expect(reachability.split(separator: true, omittingEmptySubsequences: true).count >= 2)
-    #expect(hub.process.isRunning)
-    #expect(!hub.process.output.contains(Self.username), "the username reached the log")
+    #expect(hub.process!.isRunning)
+    #expect(!hub.process!.output.contains(Self.username), "the username reached the log")
   }
 }

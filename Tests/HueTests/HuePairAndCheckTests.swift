@@ -10,13 +10,12 @@ import Testing
 /// `patchbay hue pair` against the simulated bridge, and config mistakes through `patchbay check`.
 @Suite(.serialized) struct HuePairAndCheckTests {
   let directory: TemporaryDirectory
-  let bridgePort = freeTCPPort()
 
   init() throws { directory = try TemporaryDirectory("patchbay-hue-pair") }
 
   @Test func pairWaitsForTheLinkButtonAndPrintsAWorkingUsername() throws {
-    let bridge = try BridgeSimulatorProcess(port: bridgePort, directory: directory, arguments: [])
-    let address = "127.0.0.1:\(bridgePort)"
+    let bridge = try SimulatorUnderTest.hueBridge(directory: directory, arguments: [])
+    let address = "127.0.0.1:\(bridge.port)"
 
     let early = try runProgram(BuildProducts.executable("patchbay"), ["hue", "pair", address, "--timeout", "2"])
     #expect(early.status == 1)

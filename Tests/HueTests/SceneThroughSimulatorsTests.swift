@@ -14,30 +14,18 @@ import Testing
   static let username = "pbtest-0123456789abcdefABCDEF"
 
   @Test func oneClickSetsEveryPortAndADownTargetGetsItsValueLater() throws {
-    let directory = try TemporaryDirectory("patchbay-scene")
-    let bridgePort = freeTCPPort()
-    let bridge = try BridgeSimulatorProcess(
-      port: bridgePort, directory: directory,
+    let hub = try HubUnderTest("patchbay-scene", plugins: ["hue", "homebridge-websocket", "example-swift"])
+    let directory = hub.directory
+    let bridge = try SimulatorUnderTest.hueBridge(
+      directory: directory,
       arguments: ["--lights", "4", "--group", "Bedroom=1,2", "--group", "Hall=3,4", "--username", Self.username])
-    let homebridgePort = freeTCPPort()
-    let homebridgeControl = directory.path + "/homebridge.sock"
-    let homebridge = try ChildProcess(
-      BuildProducts.executable("patchbay-sim"),
-      ["homebridge", "--port", "\(homebridgePort)", "--control", homebridgeControl])
-    try homebridge.waitForLine(containing: "listening on", within: 60)
-    func table() -> String {
-      (try? ControlSocketClient.exchange(path: homebridgeControl, request: "table\n") { $0.contains("\n\n") }) ?? ""
-    }
-    let config = try directory.write(
-      "patchbay.toml",
+    let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
+    func table() -> String { (try? homebridge.control("table")) ?? "" }
+    try hub.writeConfig(
       """
-      [hub]
-      state_directory = "\(directory.path)/state"
-      control_socket = "\(directory.path)/control.sock"
-
       [instances.lights]
       plugin = "hue"
-      bridge = "127.0.0.1:\(bridgePort)"
+      bridge = "127.0.0.1:\(bridge.port)"
       username = "\(Self.username)"
       poll_interval_s = 0.5
       [[instances.lights.groups]]
@@ -49,7 +37,7 @@ import Testing
 
       [instances.homekit]
       plugin = "homebridge-websocket"
-      url = "ws://127.0.0.1:\(homebridgePort)"
+      url = "ws://127.0.0.1:\(homebridge.port)"
       [[instances.homekit.accessories]]
       name = "ws_evening"
       service = "Switch"
@@ -76,14 +64,9 @@ import Testing
       filter = ["click"]
       to = "scene.good_night"
       """)
-    let patchbay = BuildProducts.executable("patchbay")
-    func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
-      try runProgram(patchbay, [arguments[0], "--config", config] + arguments.dropFirst())
-    }
-    #expect(try cli("check").status == 0)
-    let hub = try ChildProcess(patchbay, ["run", "--config", config])
-    defer { hub.signal(SIGKILL) }
-    try hub.waitForLine(containing: "hub started", within: 60)
+    #expect(try hub.check().status == 0)
+    try hub.start()
+    let log = hub.process!
     // All lights on first (through the bridge simulator's own control), and the switch seen.
     for id in ["1", "2", "3", "4"] { _ = try bridge.control("set \(id) on=true") }
     try eventually("the accessory is on the Homebridge simulator") { table().contains("ws_evening (Switch)") }
@@ -91,14 +74,14 @@ import Testing
     var probePID: Int32?
     try eventually("probe runs") {
       probePID = Int32(
-        hub.lines.last { $0.contains("[probe] running (pid") }?.split(separator: " ").last?.dropLast() ?? "")
+        log.lines.last { $0.contains("[probe] running (pid") }?.split(separator: " ").last?.dropLast() ?? "")
       return probePID != nil
     }
     kill(probePID!, SIGKILL)
-    try hub.waitForLine(containing: "[probe] restarting in")
+    try log.waitForLine(containing: "[probe] restarting in")
     // ... and one click activates the scene.
-    #expect(try cli("send", "remote.press", "click").status == 0)
-    try hub.waitForLine(
+    #expect(try hub.cli("send", "remote.press", "click").status == 0)
+    try log.waitForLine(
       containing: "scene good_night: 4 values handed out; 1 wait for instances that are not running (probe.night)")
     try eventually("every light off on the bridge; \(String(describing: try? bridge.light("1")))") {
       try ["1", "2", "3", "4"].allSatisfy { try bridge.light($0).on == false }
@@ -106,10 +89,9 @@ import Testing
     try eventually("ws_evening on in Homebridge; \(table())") { table().contains("ws_evening (Switch): On=true") }
     // The probe restarts and gets the value that waited.
     try eventually("the waiting value arrived after the restart", within: 60) {
-      let record = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
-      return record.contains(#"{"port":"night","value":true}"#)
+      hub.lines("probe.jsonl").contains(#"{"port":"night","value":true}"#)
     }
-    try hub.terminate()
-    try homebridge.terminate()
+    try hub.stop()
+    try homebridge.stop()
   }
 }

@@ -10,7 +10,7 @@ import Testing
   static let faults = ["segfault", "abort", "exit 3", "hang", "leak 4000", "garbage"]
 
   @Test func faultsNeverReachHealthyInstances() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault"])
     try harness.writeConfig(
       """
@@ -42,7 +42,7 @@ import Testing
       to = "healthy.events"
       """)
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     // 1 ms per event: the source's batches of 300 outrun a queue of 32.
     #expect(try harness.cli("send", "healthy.command", "slow 1").status == 0)
     func victimEnds() -> Int {
@@ -65,9 +65,9 @@ import Testing
     try hub.waitForLine(containing: "[crashloop] failed: restarted 3 times")
     let expected = (0..<batches).flatMap { _ in (0..<batch).map(String.init) }
     try eventually("every event delivered once, in order", within: 60) {
-      harness.recorded("healthy.txt").count >= expected.count
+      harness.lines("healthy.txt").count >= expected.count
     }
-    #expect(harness.recorded("healthy.txt") == expected)
+    #expect(harness.lines("healthy.txt") == expected)
     // Zero lost between healthy instances; the flood was held back instead.
     #expect(try harness.instanceStatus("healthy")?["drops"] as? Int == 0)
     #expect((try harness.instanceStatus("source")?["backPressureWaits"] as? Int ?? 0) > 0)

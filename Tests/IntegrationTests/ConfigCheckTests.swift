@@ -5,7 +5,7 @@ import Testing
 /// `patchbay check` reports every kind of mistake, with file and key, in one run.
 @Suite(.serialized) struct ConfigCheckTests {
   @Test func reportsEveryKindOfErrorInOneRun() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift", "example-c"])
     try harness.writeConfig(
       """
@@ -100,7 +100,7 @@ import Testing
   /// with the guard switched off, the real parser aborts, in a child process, and `check` and
   /// `run` still name the file and the line instead of dying.
   @Test func aParserAbortIsReportedWithFileAndLine() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
       """
@@ -133,7 +133,7 @@ import Testing
   }
 
   @Test func acceptsTheShippedExample() throws {
-    let example = HubHarness.repositoryRoot + "/etc/examples/counter.toml"
+    let example = HubUnderTest.repositoryRoot + "/etc/examples/counter.toml"
     let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", example])
     #expect(result.status == 0, "\(result.output)")
     #expect(result.output.contains("OK (2 instances, 3 routes)"))

@@ -9,7 +9,7 @@ import Testing
 /// `patchbay check` on a config spread over conf.d: diagnostics point into the file they name.
 @Suite(.serialized) struct ConfigFilesCheckTests {
   @Test func numbersRoutesWithinTheirOwnFile() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
       """
@@ -48,7 +48,7 @@ import Testing
   /// permission bits do not stop) hides its instances: it is reported once, and the routes of
   /// other files that name them are not reported as unknown instances.
   @Test func anUnreadableFileIsReportedOnceWithoutACascade() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
       """
@@ -94,7 +94,7 @@ import Testing
   /// The same for a file whose permissions keep the checking user out, checked as `nobody`.
   @Test(.enabled(if: nobodyCanRunPatchbay))
   func aFileWithoutReadPermissionIsReportedOnceWithoutACascade() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
       """

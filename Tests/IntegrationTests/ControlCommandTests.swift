@@ -9,8 +9,8 @@ import Testing
 /// Small things the CLI got wrong for a real user.
 @Suite(.serialized) struct ControlCommandTests {
   @Test func negativeNumbersAreValues() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
       """
       [instances.counter]
@@ -29,8 +29,8 @@ import Testing
   }
 
   @Test func aRefusedReloadFailsTheCommandAndSaysWhy() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
       """
       [instances.counter]
@@ -51,25 +51,25 @@ import Testing
     #expect(reload.output.contains("reload refused"), "\(reload.output)")
     #expect(reload.output.contains("count"), "did you mean: \(reload.output)")
     // SIGHUP: refused with a separator before the messages, and an applied reload is logged once.
-    harness.hub!.signal(SIGHUP)
-    try harness.hub!.waitForLine(containing: "reload refused; the running hub is unchanged:")
-    #expect(!harness.hub!.lines.contains { $0.hasSuffix("unchanged:" + harness.configPath) })
+    harness.process!.signal(SIGHUP)
+    try harness.process!.waitForLine(containing: "reload refused; the running hub is unchanged:")
+    #expect(!harness.process!.lines.contains { $0.hasSuffix("unchanged:" + harness.configPath) })
     try harness.writeConfig(
       """
       [instances.counter]
       plugin = "example-c"
       step = 3
       """)
-    harness.hub!.signal(SIGHUP)
-    try harness.hub!.waitForLine(containing: "reloaded: ")
+    harness.process!.signal(SIGHUP)
+    try harness.process!.waitForLine(containing: "reloaded: ")
     try harness.stop()
-    #expect(harness.hub!.lines.filter { $0.contains("reloaded: ") }.count == 1, "\(harness.hub!.output)")
+    #expect(harness.process!.lines.filter { $0.contains("reloaded: ") }.count == 1, "\(harness.process!.output)")
   }
 
   @Test func aUserWithoutPermissionIsToldSo() throws {
     // A socket in a directory only root may enter, reached as user nobody.
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     let hidden = harness.directory.path + "/private"
     try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: true)
     chmod(harness.directory.path, 0o755)

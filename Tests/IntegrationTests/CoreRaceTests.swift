@@ -9,7 +9,7 @@ import Testing
 
 /// Races the core's per-field locks did not prevent, each with real processes.
 @Suite(.serialized) struct CoreRaceTests {
-  func config(_ harness: HubHarness, step: Int, extra: String = "") -> String {
+  func config(_ harness: HubUnderTest, step: Int, extra: String = "") -> String {
     """
     [instances.counter]
     plugin = "example-c"
@@ -31,9 +31,9 @@ import Testing
     """
   }
 
-  func startHub(step: Int = 1, extra: String = "", environment: [String: String] = [:]) throws -> HubHarness {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+  func startHub(step: Int = 1, extra: String = "", environment: [String: String] = [:]) throws -> HubUnderTest {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift", "fault"])
     try harness.writeConfig(config(harness, step: step, extra: extra))
     try harness.start(environment: environment)
@@ -45,12 +45,12 @@ import Testing
     try eventually("three plugin processes") { harness.pluginPIDs().count == 3 }
     try harness.writeConfig(config(harness, step: 2))
     // SIGHUP and `patchbay reload` together.
-    harness.hub!.signal(SIGHUP)
+    harness.process!.signal(SIGHUP)
     let reload = try harness.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
-    try harness.hub!.waitForLine(containing: "SIGHUP: reloading")
+    try harness.process!.waitForLine(containing: "SIGHUP: reloading")
     try eventually("both reloads done") {
-      harness.hub!.lines.filter { $0.contains("reloaded: ") }.count == 2
+      harness.process!.lines.filter { $0.contains("reloaded: ") }.count == 2
     }
     // One process per instance: no second counter running outside the hub's books.
     #expect(harness.pluginPIDs().count == 3, "\(harness.pluginPIDs())")
@@ -85,7 +85,7 @@ import Testing
       let status = try harness.instanceStatus(name)
       #expect(status?["restarts"] as? Int == 0, "\(name) was restarted: \(String(describing: status))")
     }
-    #expect(!harness.hub!.lines.contains { $0.contains("not answering heartbeats") }, "\(harness.hub!.output)")
+    #expect(!harness.process!.lines.contains { $0.contains("not answering heartbeats") }, "\(harness.process!.output)")
     try harness.stop()
   }
 
@@ -98,16 +98,16 @@ import Testing
     try eventually("watchdog pings") { notify.count("WATCHDOG=1") >= 2 }
     // The worker hangs; a reload that changes it must wait for its stop (4 s), then SIGTERM.
     #expect(try harness.cli("send", "worker.command", "hang").status == 0)
-    try harness.hub!.waitForLine(containing: "injecting fault: hang")
+    try harness.process!.waitForLine(containing: "injecting fault: hang")
     try harness.writeConfig(config(harness, step: 1, extra: "stop_timeout_ms = 3999\nhang_timeout_ms = 60000"))
-    harness.hub!.signal(SIGHUP)
-    try harness.hub!.waitForLine(containing: "SIGHUP: reloading")
+    harness.process!.signal(SIGHUP)
+    try harness.process!.waitForLine(containing: "SIGHUP: reloading")
     let pingsBefore = notify.count("WATCHDOG=1")
-    try harness.hub!.waitForLine(containing: "did not stop within", within: 60)
+    try harness.process!.waitForLine(containing: "did not stop within", within: 60)
     // Still inside the blocked reload (it waits for the hung process): the pings went on.
     let pingsDuring = notify.count("WATCHDOG=1") - pingsBefore
     #expect(pingsDuring >= 4, "only \(pingsDuring) watchdog pings while the reload waited 4 s")
-    try harness.hub!.waitForLine(containing: "reloaded: ", within: 60)
+    try harness.process!.waitForLine(containing: "reloaded: ", within: 60)
     try harness.stop()
   }
 }
@@ -129,7 +129,7 @@ final class NotifySocket: Sendable {
         bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard bound == 0 else { throw HarnessError("cannot bind \(path)") }
+    guard bound == 0 else { throw HubUnderTestError("cannot bind \(path)") }
     Thread.detachNewThread { [self] in receive() }
   }
 

@@ -63,7 +63,7 @@ import Testing
   }
 
   @Test func theShippedBedsideExampleChecks() throws {
-    let example = HubHarness.repositoryRoot + "/etc/examples/bedside.toml"
+    let example = HubUnderTest.repositoryRoot + "/etc/examples/bedside.toml"
     let result = try runProgram(BuildProducts.executable("patchbay"), ["check", "--config", example])
     #expect(result.status == 0, "\(result.output)")
   }

@@ -9,8 +9,8 @@ import Testing
 /// The hub with a C plugin and a Swift plugin, each in its own process, wired by routes.
 @Suite(.serialized) struct EndToEndTests {
   @Test func valuesFlowBothWaysBetweenCAndSwiftPlugins() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
       """
@@ -44,14 +44,14 @@ import Testing
       """)
     try harness.start()
     // The counter publishes 0 at start; it reaches the Swift plugin.
-    try eventually("count 0 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":0}"#) }
+    try eventually("count 0 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":0}"#) }
     for action in ["click", "hold", "click"] {
       #expect(try harness.cli("send", "probe.press", action).status == 0)
     }
     // Two clicks passed the filter: the C counter counted 5, 10 and the values came back.
-    try eventually("count 10 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":10}"#) }
-    #expect(!harness.recorded("probe.jsonl").contains(#"{"port":"count","value":15}"#))
-    try eventually("cycle delivered") { harness.recorded("probe.jsonl").contains { $0.contains(#""even""#) } }
+    try eventually("count 10 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":10}"#) }
+    #expect(!harness.lines("probe.jsonl").contains(#"{"port":"count","value":15}"#))
+    try eventually("cycle delivered") { harness.lines("probe.jsonl").contains { $0.contains(#""even""#) } }
 
     let status = try harness.cli("status", "--json")
     #expect(status.status == 0)
@@ -70,15 +70,15 @@ import Testing
     #expect(Set(pids) == Set(children))
 
     // SIGTERM: exit 0 and no plugin process left behind.
-    #expect(try harness.hub!.terminate(within: 60) == 0)
-    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
+    #expect(try harness.process!.terminate(within: 60) == 0)
+    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubUnderTest.isAlive($0) } }
   }
 
   @Test func pluginBuiltAgainstTheFrozenV1HeaderLoads() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(
-      name: "old", source: HubHarness.counterSource,
-      includeDirectory: HubHarness.repositoryRoot + "/Tests/Fixtures/abi-1.0")
+      name: "old", source: HubUnderTest.counterSource,
+      includeDirectory: HubUnderTest.repositoryRoot + "/Tests/Fixtures/abi-1.0")
     try harness.writeConfig(
       """
       [instances.old]
@@ -90,16 +90,16 @@ import Testing
   }
 
   @Test func refusesBadLibrariesAndKeepsRunningTheRest() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     // Built against a header that claims ABI major 2.
     try harness.compileCPlugin(
       name: "future",
-      source: HubHarness.counterSource.replacingOccurrences(
+      source: HubUnderTest.counterSource.replacingOccurrences(
         of: ".abi_major = PB_ABI_MAJOR", with: ".abi_major = PB_ABI_MAJOR + 1"))
     // A shared library without the entry symbol.
     try harness.compileCPlugin(
-      name: "nosymbol", source: HubHarness.counterSource, defines: ["-DPB_TEST_DESCRIBE_SYMBOL=something_else"])
+      name: "nosymbol", source: HubUnderTest.counterSource, defines: ["-DPB_TEST_DESCRIBE_SYMBOL=something_else"])
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
       """
@@ -123,11 +123,11 @@ import Testing
     #expect(check.output.contains("no entry symbol 'patchbay_plugin_describe'"))
 
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     try hub.waitForLine(containing: "built for plugin ABI 2.0, this hub speaks ABI 1.0")
     try hub.waitForLine(containing: "no entry symbol")
     #expect(try harness.cli("send", "counter.increment", "trigger").status == 0)
-    try eventually("count 1 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":1}"#) }
+    try eventually("count 1 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":1}"#) }
     let plugins = try harness.cli("plugins")
     #expect(plugins.output.contains("future: REFUSED"))
     #expect(plugins.output.contains("counter 1.0.0 (ABI 1.0)"))
@@ -135,8 +135,8 @@ import Testing
   }
 
   @Test func crashingPluginsCostOnlyTheirOwnProcess() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift", "fault"])
     try harness.writeConfig(
       """
@@ -162,14 +162,14 @@ import Testing
       to = "probe.count"
       """)
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     try hub.waitForLine(containing: "killed by signal SIGSEGV")
     #expect(try harness.cli("send", "aborter.events", "1").status == 0)
     try hub.waitForLine(containing: "killed by signal SIGABRT")
     // The crash-looping instance is marked failed by its intensity limit; the rest flows.
     try hub.waitForLine(containing: "[crashy] failed: restarted 2 times")
     #expect(try harness.cli("send", "counter.increment", "trigger").status == 0)
-    try eventually("count 1 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":1}"#) }
+    try eventually("count 1 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":1}"#) }
     let status = try harness.cli("status")
     #expect(status.output.contains("crashy: failed since"))
     #expect(hub.isRunning)

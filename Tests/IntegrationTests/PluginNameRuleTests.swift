@@ -7,9 +7,9 @@ import Testing
 /// running hub, and `plugins` shows both names.
 @Suite(.serialized) struct PluginNameRuleTests {
   @Test func checkRunAndPluginsRefuseALibraryWhoseDescriptorNamesAnotherPlugin() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "myplugin", source: HubHarness.counterSource, descriptorName: "threshold")
-    try harness.compileCPlugin(name: "counter", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "myplugin", source: HubUnderTest.counterSource, descriptorName: "threshold")
+    try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.writeConfig(
       """
       [instances.counter]
@@ -41,7 +41,7 @@ import Testing
 
     // The running hub refuses that instance only; the rest runs.
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     try hub.waitForLine(containing: refusal)
     try eventually("porch failed in status") {
       let status = try harness.cli("status").output

@@ -9,9 +9,9 @@ import Testing
 /// `patchbay restart` and a reload once started a process that was SIGKILLed seconds later
 /// (its parent-death signal was tied to the short-lived thread that spawned it).
 @Suite(.serialized) struct RestartKeepsNewProcessTests {
-  func startCounterHub() throws -> HubHarness {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+  func startCounterHub() throws -> HubUnderTest {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
       """
       [instances.counter]
@@ -22,24 +22,24 @@ import Testing
     return harness
   }
 
-  func pidAndRestarts(_ harness: HubHarness) throws -> (pid: Int32?, restarts: Int?) {
+  func pidAndRestarts(_ harness: HubUnderTest) throws -> (pid: Int32?, restarts: Int?) {
     let status = try harness.instanceStatus("counter")
     return ((status?["pid"] as? NSNumber)?.int32Value, status?["restarts"] as? Int)
   }
 
   /// The new process outlives the old one's stop and kill deadlines (2 s + 2 s) plus 5 s.
-  func expectStaysUp(_ harness: HubHarness, pid: Int32) throws {
+  func expectStaysUp(_ harness: HubUnderTest, pid: Int32) throws {
     let deadline = Date().addingTimeInterval(9)
     // Waiting for a condition that must NOT happen: watch for the whole span.
     while Date() < deadline {
-      #expect(HubHarness.isAlive(pid), "the new process \(pid) died")
-      if !HubHarness.isAlive(pid) { break }
+      #expect(HubUnderTest.isAlive(pid), "the new process \(pid) died")
+      if !HubUnderTest.isAlive(pid) { break }
       _ = try? eventually("9 s of watching", within: 0.5) { false }
     }
     let after = try pidAndRestarts(harness)
     #expect(after.pid == pid)
     #expect(after.restarts == 0, "restart counter moved: \(after)")
-    #expect(!harness.hub!.lines.contains { $0.contains("SIGKILL") }, "\(harness.hub!.output)")
+    #expect(!harness.process!.lines.contains { $0.contains("SIGKILL") }, "\(harness.process!.output)")
   }
 
   @Test func theProcessStartedByRestartStaysUp() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `when` on a route: it fires only while a state output's retained value matches.
 @Suite(.serialized) struct RouteConditionTests {
-  func config(_ harness: HubHarness, when: String) -> String {
+  func config(_ harness: HubUnderTest, when: String) -> String {
     """
     [instances.counter]
     plugin = "example-c"
@@ -28,13 +28,13 @@ import Testing
     """
   }
 
-  func counts(_ harness: HubHarness) -> [String] {
-    harness.recorded("probe.jsonl").filter { $0.contains(#""port":"count""#) }
+  func counts(_ harness: HubUnderTest) -> [String] {
+    harness.lines("probe.jsonl").filter { $0.contains(#""port":"count""#) }
   }
 
   @Test func aRouteFiresOnlyWhileTheConditionHolds() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
       config(harness, when: #"{ port = "probe.mode.out", equals = "away" }"#)
@@ -45,16 +45,16 @@ import Testing
     try eventually("the counter's first count arrived") { counts(harness).count == 1 }
     // No retained mode yet, then "home": the conditional route stays quiet.
     #expect(try harness.cli("send", "probe.mode", "home").status == 0)
-    try eventually("mode is home") { harness.recorded("probe.jsonl").contains(#"{"port":"mode","value":"home"}"#) }
+    try eventually("mode is home") { harness.lines("probe.jsonl").contains(#"{"port":"mode","value":"home"}"#) }
     #expect(try harness.cli("send", "probe.press", "click").status == 0)
     // "away": now a press counts. The marker value 1 arrives only through the route.
     #expect(try harness.cli("send", "probe.mode", "away").status == 0)
-    try eventually("mode is away") { harness.recorded("probe.jsonl").contains(#"{"port":"mode","value":"away"}"#) }
+    try eventually("mode is away") { harness.lines("probe.jsonl").contains(#"{"port":"mode","value":"away"}"#) }
     #expect(try harness.cli("send", "probe.press", "click").status == 0)
     try eventually("one press counted") { counts(harness).last == #"{"port":"count","value":1}"# }
     // The field form: the lamp turned on makes the second route fire too (two per press).
     #expect(try harness.cli("send", "probe.lamp", #"{"on":true}"#).status == 0)
-    try eventually("lamp on") { harness.recorded("probe.jsonl").contains { $0.contains(#""port":"lamp""#) } }
+    try eventually("lamp on") { harness.lines("probe.jsonl").contains { $0.contains(#""port":"lamp""#) } }
     #expect(try harness.cli("send", "probe.press", "click").status == 0)
     try eventually("two more counted") { counts(harness).last == #"{"port":"count","value":3}"# }
     #expect(!counts(harness).contains(#"{"port":"count","value":4}"#))
@@ -62,8 +62,8 @@ import Testing
   }
 
   @Test func checkTypeChecksConditions() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     for (when, expected) in [
       (#"{ port = "probe.mode.out", equals = 3 }"#, "probe.mode.out is text"),

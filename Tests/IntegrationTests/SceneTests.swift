@@ -5,7 +5,7 @@ import Testing
 /// Scenes: many ports set at once, from a route, `patchbay scene` or `patchbay send`, with
 /// `scene.NAME.activated` to route from, and type-checked by `patchbay check`.
 @Suite(.serialized) struct SceneTests {
-  func config(_ harness: HubHarness, scene: String) -> String {
+  func config(_ harness: HubUnderTest, scene: String) -> String {
     """
     [instances.counter]
     plugin = "example-c"
@@ -43,8 +43,8 @@ import Testing
     """
 
   @Test func aSceneSetsEveryPortAndAnnouncesItself() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(config(harness, scene: Self.goodNight))
     #expect(try harness.cli("check").status == 0)
@@ -53,23 +53,23 @@ import Testing
     let activated = try harness.cli("scene", "good_night")
     #expect(activated.status == 0, "\(activated.output)")
     try eventually("the probe got the scene's values") {
-      let lines = harness.recorded("probe.jsonl")
+      let lines = harness.lines("probe.jsonl")
       return lines.contains(#"{"port":"night","value":true}"#) && lines.contains { $0.contains(#""port":"lamp""#) }
     }
     func counted(_ number: Int) -> Bool {
-      harness.recorded("probe.jsonl").contains(#"{"port":"count","value":\#(number)}"#)
+      harness.lines("probe.jsonl").contains(#"{"port":"count","value":\#(number)}"#)
     }
     // The scene sets 40; routed from scene.good_night.activated, the increment follows it.
     try eventually("counter set to 40, then incremented by the activation") { counted(40) && counted(41) }
     // From a route: a double click on the probe's button activates it again.
     #expect(try harness.cli("send", "probe.press", "double_click").status == 0)
     try eventually("activated by a route") {
-      counted(41) && harness.recorded("probe.jsonl").filter { $0.contains(#""value":41"#) }.count >= 2
+      counted(41) && harness.lines("probe.jsonl").filter { $0.contains(#""value":41"#) }.count >= 2
     }
     // From `patchbay send`, and an unknown scene is refused with a suggestion.
     #expect(try harness.cli("send", "scene.good_night", "trigger").status == 0)
     try eventually("activated by send") {
-      harness.recorded("probe.jsonl").filter { $0.contains(#""value":41"#) }.count >= 3
+      harness.lines("probe.jsonl").filter { $0.contains(#""value":41"#) }.count >= 3
     }
     let unknown = try harness.cli("scene", "good_nite")
     #expect(unknown.status != 0)
@@ -80,8 +80,8 @@ import Testing
   }
 
   @Test func checkTypeChecksSceneValuesWithSuggestions() throws {
-    let harness = try HubHarness()
-    try harness.compileCPlugin(name: "example-c", source: HubHarness.counterSource)
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
       config(

@@ -9,7 +9,7 @@ import Testing
 /// Restart, hang detection, buffering while down, persistence, reload and shutdown, with real
 /// processes. No timing assertions: every wait is for a condition, with a generous deadline.
 @Suite(.serialized) struct SupervisorTests {
-  func faultConfig(_ harness: HubHarness, extra: String = "") -> String {
+  func faultConfig(_ harness: HubUnderTest, extra: String = "") -> String {
     """
     [instances.worker]
     plugin = "fault"
@@ -47,12 +47,12 @@ import Testing
   }
 
   @Test func hungPluginIsKilledAndRestartedAndNothingIsLost() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(faultConfig(harness))
     try harness.start()
-    let hub = harness.hub!
-    try eventually("worker got 0") { harness.recorded("worker.txt") == ["0"] }
+    let hub = harness.process!
+    try eventually("worker got 0") { harness.lines("worker.txt") == ["0"] }
     #expect(try harness.cli("send", "worker.command", "hang").status == 0)
     // While it hangs, 5 events are routed to it; they wait in its inbox.
     for _ in 0..<5 { #expect(try harness.cli("send", "counter.increment", "trigger").status == 0) }
@@ -60,33 +60,33 @@ import Testing
     try hub.waitForLine(containing: "stopped answering heartbeats")
     // count is a state output, so the restarted worker gets the newest count; the events
     // port keeps every value it was given in order, exactly once.
-    try eventually("worker caught up: \(harness.recorded("worker.txt")); hub output:\n\(hub.output)") {
-      harness.recorded("worker.txt").last == "5"
+    try eventually("worker caught up: \(harness.lines("worker.txt")); hub output:\n\(hub.output)") {
+      harness.lines("worker.txt").last == "5"
     }
-    let seen = harness.recorded("worker.txt").compactMap(Int.init)
+    let seen = harness.lines("worker.txt").compactMap(Int.init)
     #expect(seen == seen.sorted())
     #expect(Set(seen).count == seen.count)
     try harness.stop()
   }
 
   @Test func toggleStateSurvivesHubRestart() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(faultConfig(harness))
     try harness.start()
     #expect(try harness.cli("send", "probe.press", "click").status == 0)
-    try eventually("scene true") { harness.recorded("probe.jsonl").contains(#"{"port":"scene","value":true}"#) }
+    try eventually("scene true") { harness.lines("probe.jsonl").contains(#"{"port":"scene","value":true}"#) }
     try harness.stop()
     try harness.start()
     #expect(try harness.cli("send", "probe.press", "click").status == 0)
     try eventually("scene false after restart") {
-      harness.recorded("probe.jsonl").contains(#"{"port":"scene","value":false}"#)
+      harness.lines("probe.jsonl").contains(#"{"port":"scene","value":false}"#)
     }
     try harness.stop()
   }
 
   @Test func reloadRestartsOnlyWhatChangedAndRefusesBadConfig() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(faultConfig(harness))
     try harness.start()
@@ -126,19 +126,19 @@ import Testing
 
     // A file that made the TOML parser abort (a config fuzzer finding) is refused too, as a
     // syntax error; the hub keeps running.
-    let finding = HubHarness.repositoryRoot + "/Fuzz/config/findings/toml-parse-key-assertion.toml"
+    let finding = HubUnderTest.repositoryRoot + "/Fuzz/config/findings/toml-parse-key-assertion.toml"
     try FileManager.default.removeItem(atPath: harness.configPath)
     try FileManager.default.copyItem(atPath: finding, toPath: harness.configPath)
     let crashing = try harness.cli("reload", "--socket", harness.socketPath)
     #expect(crashing.status == 1)
     #expect(crashing.output.contains("reload refused"))
-    #expect(harness.hub!.isRunning)
+    #expect(harness.process!.isRunning)
     #expect(try pids() == after)
     try harness.stop()
   }
 
   @Test func memoryLimitEndsALeakingPluginAndSlowConsumersDropCountedEvents() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(
       """
@@ -160,7 +160,7 @@ import Testing
       to = "slow.events"
       """)
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     #expect(try harness.cli("send", "leaky.command", "leak 1000").status == 0)
     try hub.waitForLine(containing: "[leaky] plugin process")
     try hub.waitForLine(containing: "[leaky] failed: ended")
@@ -176,7 +176,7 @@ import Testing
   }
 
   @Test func restartCommandRevivesAFailedInstanceAndShutdownEscalatesPastAHang() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault"])
     try harness.writeConfig(
       """
@@ -190,7 +190,7 @@ import Testing
       hang_timeout_ms = 600000
       """)
     try harness.start()
-    let hub = harness.hub!
+    let hub = harness.process!
     #expect(try harness.cli("send", "once.command", "exit 7").status == 0)
     try hub.waitForLine(containing: "[once] failed: ended (exited with code 7)")
     #expect(try harness.cli("restart", "once").status == 0)
@@ -203,11 +203,11 @@ import Testing
     let children = harness.pluginPIDs()
     #expect(try hub.terminate(within: 60) == 0)
     #expect(hub.lines.contains { $0.contains("[stuck] did not stop within") })
-    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
+    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubUnderTest.isAlive($0) } }
   }
 
   @Test func retainedStateReachesConsumersAfterAHubRestart() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
     func config(_ record: String) -> String {
       """
@@ -230,20 +230,20 @@ import Testing
     try harness.writeConfig(config("probe.jsonl"))
     try harness.start()
     #expect(try harness.cli("send", "source.level", "7").status == 0)
-    try eventually("7 recorded") { harness.recorded("probe.jsonl").contains(#"{"port":"count","value":7}"#) }
+    try eventually("7 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":7}"#) }
     try harness.stop()
     let state = try String(contentsOfFile: harness.directory.path + "/state/hub-state.json", encoding: .utf8)
     #expect(state.contains("source.level.out"))
     try harness.writeConfig(config("probe2.jsonl"))
     try harness.start()
     try eventually("retained 7 delivered after the restart") {
-      harness.recorded("probe2.jsonl") == [#"{"port":"count","value":7}"#]
+      harness.lines("probe2.jsonl") == [#"{"port":"count","value":7}"#]
     }
     try harness.stop()
   }
 
   @Test func killingTheHubLeavesNoPluginProcess() throws {
-    let harness = try HubHarness()
+    let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(faultConfig(harness))
     try harness.start()
@@ -252,7 +252,7 @@ import Testing
       children = harness.pluginPIDs()
       return children.count == 3
     }
-    harness.hub!.signal(SIGKILL)
-    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubHarness.isAlive($0) } }
+    harness.process!.signal(SIGKILL)
+    try eventually("plugin processes gone", within: 10) { children.allSatisfy { !HubUnderTest.isAlive($0) } }
   }
 }

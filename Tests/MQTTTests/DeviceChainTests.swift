@@ -17,8 +17,8 @@ import Testing
   @Test func flicClicksReachMosquittoSub() throws {
     let broker = try MosquittoBroker(directory: directory)
     let subscriber = try broker.subscribe(["home/bedside/action"])
-    let flicd = try FlicdSimulatorProcess(
-      controlPath: directory.path + "/flicd.sock", buttons: ["\(bedside)=bedside"])
+    let flicd = try SimulatorUnderTest(.flicd, directory: directory, arguments: ["--button", "\(bedside)=bedside"])
+    let flicdPort = flicd.port
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """
@@ -34,7 +34,7 @@ import Testing
       extra: """
         [instances.buttons]
         plugin = "flic"
-        port = \(flicd.port)
+        port = \(flicdPort)
         [[instances.buttons.buttons]]
         name = "bedside"
         address = "\(bedside)"
@@ -76,7 +76,7 @@ import Testing
   /// the command topic's values become HomeKit characteristic writes.
   @Test func mosquittoPubReachesTheHomebridgeSimulator() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let homebridge = try HomebridgeSimulatorProcess(directory: directory)
+    let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
     let hub = try MQTTHub(
       directory: directory,
       mqtt: """

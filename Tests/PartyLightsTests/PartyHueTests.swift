@@ -27,19 +27,19 @@ import Testing
   }.joined(separator: "\n")
 
   /// The simulator with the pre-party lights, and the hub with the hue and party instances.
-  func start(party: String) throws -> (PartyHub, HueBridgeSimulator) {
-    let hub = try PartyHub(plugins: ["party-lights", "hue"])
-    let bridge = try HueBridgeSimulator(directory: hub.directory)
+  func start(party: String) throws -> (HubUnderTest, SimulatorUnderTest) {
+    let hub = try HubUnderTest("patchbay-party", plugins: ["party-lights", "hue"])
+    let bridge = try SimulatorUnderTest.partyBridge(directory: hub.directory)
     for (id, state) in Self.before.sorted(by: { $0.key < $1.key }) {
       let on = state["on"] == 1
       try bridge.control(
         "set \(id) on=true bri=\(state["bri"]!) hue=\(state["hue"]!) sat=\(state["sat"]!)" + (on ? "" : " on=false"))
     }
     #expect(try bridge.lightStates().mapValues { $0.filter { $0.key != "ct" } } == Self.before)
-    try hub.writeConfig(bridge.instanceConfig + "\n\n" + party)
+    try hub.writeConfig(bridge.partyInstanceConfig + "\n\n" + party)
     try hub.start()
     // The driver has read the bridge, so the party finds every light's state at its start.
-    try hub.hub?.waitForLine(containing: "answers: 3 lights", within: 90)
+    try hub.process?.waitForLine(containing: "answers: 3 lights", within: 90)
     return (hub, bridge)
   }
 
@@ -57,14 +57,14 @@ import Testing
     }
   }
 
-  func waitForRestore(_ bridge: HueBridgeSimulator, within seconds: Double = 90) throws {
+  func waitForRestore(_ bridge: SimulatorUnderTest, within seconds: Double = 90) throws {
     try eventually("every light back as before the party: \((try? bridge.lightStates()) ?? [:])", within: seconds) {
       Self.isRestored(try bridge.lightStates())
     }
   }
 
   /// No command over the bridge's limits (the simulator drops or refuses those).
-  func expectWithinRates(_ bridge: HueBridgeSimulator) {
+  func expectWithinRates(_ bridge: SimulatorUnderTest) {
     let over = bridge.commands().filter { $0.outcome == "dropped" || $0.outcome == "rejected" }
     #expect(over.isEmpty, "over the bridge's rate: \(over.map { "\($0.kind) \($0.id) \($0.outcome)" })")
   }
@@ -86,7 +86,7 @@ import Testing
         \(Self.memberRoutes)
         """)
     try hub.send("party.run", "true")
-    func steps() -> [HueBridgeSimulator.Command] {
+    func steps() -> [SimulatorUnderTest.BridgeCommand] {
       bridge.commands().filter { $0.kind == "group" && $0.outcome == "accepted" && $0.hue != nil }
     }
     try eventually("six group steps", within: 90) { steps().count >= 6 }
@@ -101,7 +101,7 @@ import Testing
     // SIGKILL the effect's process mid-run: restarted, it resumes.
     let victim = try #require(try hub.pid(of: "party"))
     kill(victim, SIGKILL)
-    try hub.hub?.waitForLine(containing: "resuming the party", within: 90)
+    try hub.process?.waitForLine(containing: "resuming the party", within: 90)
     let resumedFrom = steps().count
     try eventually("steps after the restart", within: 90) { steps().count >= resumedFrom + 3 }
     let resumed = steps().dropFirst(resumedFrom)
@@ -128,7 +128,7 @@ import Testing
         \(lightRoutes)
         """)
     try hub.send("party.run", "true")
-    func steps(_ id: String) -> [HueBridgeSimulator.Command] {
+    func steps(_ id: String) -> [SimulatorUnderTest.BridgeCommand] {
       bridge.commands().filter { $0.kind == "light" && $0.id == id && $0.outcome == "accepted" && $0.hue != nil }
     }
     try eventually("five steps on every light", within: 90) { ["1", "2", "3"].allSatisfy { steps($0).count >= 5 } }
@@ -160,11 +160,13 @@ import Testing
     // The bridge stops answering (frozen, as when it loses power or network) ...
     bridge.process.signal(SIGSTOP)
     try hub.send("party.run", "false")
-    try hub.hub?.waitForLine(containing: "party stopped (run = false)", within: 60)
-    let stoppedAt = hub.hub?.lines.count ?? 0
+    try hub.process?.waitForLine(containing: "party stopped (run = false)", within: 60)
+    let stoppedAt = hub.process?.lines.count ?? 0
     // The driver's restore commands fail and are kept ...
     try eventually("a restore command failed and was kept", within: 90) {
-      (hub.hub?.lines.dropFirst(stoppedAt) ?? []).contains { $0.contains("failed") && $0.contains("kept, retrying") }
+      (hub.process?.lines.dropFirst(stoppedAt) ?? []).contains {
+        $0.contains("failed") && $0.contains("kept, retrying")
+      }
     }
     // ... until the bridge comes back: then the restore arrives.
     bridge.process.signal(SIGCONT)

@@ -20,7 +20,7 @@ import Testing
     var colorTemperature: Double?
   }
 
-  func commands(_ hub: PartyHub) -> [Command] {
+  func commands(_ hub: HubUnderTest) -> [Command] {
     let text = (try? String(contentsOfFile: hub.directory.path + "/bulbs.jsonl", encoding: .utf8)) ?? ""
     return text.split(separator: "\n").compactMap { line in
       guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -34,8 +34,8 @@ import Testing
     }
   }
 
-  func startHub(extra: String = "") throws -> PartyHub {
-    let hub = try PartyHub(plugins: ["party-lights", "example-swift"])
+  func startHub(extra: String = "") throws -> HubUnderTest {
+    let hub = try HubUnderTest("patchbay-party", plugins: ["party-lights", "example-swift"])
     try hub.writeConfig(
       """
       [instances.party]
@@ -77,7 +77,7 @@ import Testing
   @Test func capturesRunsSurvivesAKillAndRestores() throws {
     let hub = try startHub()
     // The rate warning names the rate it will run at.
-    try hub.hub?.waitForLine(containing: "running at 5 steps/s", within: 60)
+    try hub.process?.waitForLine(containing: "running at 5 steps/s", within: 60)
 
     // The lights before the party: lamp1 on in a soft blue, lamp2 off (warm white when on).
     try hub.send("bulbs.lamp1.out", #"{"on":true,"brightness":40,"color":{"hue":200,"saturation":30}}"#)
@@ -108,7 +108,7 @@ import Testing
       guard let pid = try hub.pid(of: "party") else { return false }
       return pid != victim
     }
-    try hub.hub?.waitForLine(containing: "resuming the party", within: 60)
+    try hub.process?.waitForLine(containing: "resuming the party", within: 60)
     let afterRestart = commands(hub).count
     try eventually("steps after the restart", within: 60) { commands(hub).count >= afterRestart + 6 }
     #expect(commands(hub).dropFirst(afterRestart).allSatisfy { $0.saturation == 75 })
@@ -140,7 +140,7 @@ import Testing
     // After a hub restart the hub replays the switch's old `true`: no party.
     try hub.stop()
     try hub.start()
-    try hub.hub?.waitForLine(containing: "run = true again after a restart: not a new request", within: 60)
+    try hub.process?.waitForLine(containing: "run = true again after a restart: not a new request", within: 60)
     #expect((hub.savedRecord()?["phase"] as? String) == "idle")
     #expect(!hub.log.contains("party started"))
 
@@ -150,7 +150,7 @@ import Testing
     try eventually("party colors", within: 60) { commands(hub).last { $0.port == "lamp1" }?.saturation == 75 }
     try hub.stop()
     try hub.start()
-    try hub.hub?.waitForLine(containing: "resuming the party", within: 60)
+    try hub.process?.waitForLine(containing: "resuming the party", within: 60)
     let resumed = commands(hub).count
     try eventually("steps after the hub restart", within: 60) { commands(hub).count >= resumed + 4 }
 
@@ -174,8 +174,8 @@ import Testing
     try eventually("running", within: 60) { (hub.savedRecord()?["phase"] as? String) == "running" }
     // Twice as fast would be 10 steps/s: more than two lights get at 10 commands/s.
     try hub.send("party.speed", "2")
-    try hub.hub?.waitForLine(containing: "speed 2.0 asks for 20 steps/s", within: 60)
-    try hub.hub?.waitForLine(containing: "party stopped (duration reached)", within: 60)
+    try hub.process?.waitForLine(containing: "speed 2.0 asks for 20 steps/s", within: 60)
+    try hub.process?.waitForLine(containing: "party stopped (duration reached)", within: 60)
     try eventually("restored", within: 60) { (hub.savedRecord()?["phase"] as? String) == "idle" }
     #expect(
       commands(hub).last { $0.port == "lamp1" }

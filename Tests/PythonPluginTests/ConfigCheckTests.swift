@@ -7,7 +7,7 @@ extension PythonPluginTests {
   /// missing module, an import failure or an exception in create with the instance and the key.
   @Suite struct ConfigCheckTests {
     @Test func aMissingModuleOrARaisingCreateIsReportedWithTheKey() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       let raising = try hub.writeModule(
         "raising",
         """
@@ -46,7 +46,7 @@ extension PythonPluginTests {
 
     /// The plugin is loaded RTLD_LOCAL; CPython's C extension modules still find libpython's symbols.
     @Test func theStandardLibrarysCExtensionsImport() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       let module = try hub.writeModule(
         "extensions",
         """
@@ -67,7 +67,7 @@ extension PythonPluginTests {
     }
 
     @Test func aVenvsPackagesAreImportableAndAMissingVenvIsReported() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       let version = try runProgram(
         "/usr/bin/env", ["python3", "-c", "import sys; print(f'python{sys.version_info[0]}.{sys.version_info[1]}')"])
       let pythonDir = version.output.trimmingCharacters(in: .whitespacesAndNewlines)

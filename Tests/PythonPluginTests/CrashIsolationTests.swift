@@ -38,7 +38,7 @@ extension PythonPluginTests {
       """
 
     @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       try hub.writeConfig(
         """
         [instances.crasher]
@@ -80,12 +80,12 @@ extension PythonPluginTests {
       #expect(try hub.pid(of: "steady") == steadyPID)
       #expect(try hub.cli("send", "steady.level", "2").status == 0)
       try eventually("steady got 2", within: 60) { hub.lines("steady.txt") == ["1", "2"] }
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
     /// start(ctx) raising fails the start: the traceback is logged, the supervisor retries in a
     /// new process, and the other instance runs on.
     @Test func aRaisingStartIsLoggedAndRetried() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       try hub.writeConfig(
         """
         [instances.unready]
@@ -106,7 +106,7 @@ extension PythonPluginTests {
       }
       #expect(try hub.cli("send", "steady.level", "3").status == 0)
       try eventually("steady got 3", within: 60) { hub.lines("steady.txt") == ["3"] }
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

@@ -43,7 +43,7 @@ extension PythonPluginTests {
       """
 
     @Test func aPressFromAPythonThreadCountsInTheCPluginAndComesBack() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       let module = try hub.writeModule("doorbell", Self.doorbell)
       try FileManager.default.createDirectory(atPath: hub.path + "/watch", withIntermediateDirectories: true)
       try hub.writeConfig(
@@ -54,7 +54,7 @@ extension PythonPluginTests {
         watch = "\(hub.path)/watch"
         seen = "\(hub.path)/seen.txt"
 
-        \(PythonHub.counter)
+        \(HubUnderTest.counter)
 
         \(hub.probe("count:integer:state", "ready:trigger:event"))
 
@@ -103,7 +103,7 @@ extension PythonPluginTests {
       #expect(try hub.pid(of: "door") == pid)
 
       // stop(ctx) joins the module's thread: the hub ends cleanly.
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

@@ -7,15 +7,15 @@ extension PythonPluginTests {
   /// `patchbay check` and rings: a file appears, a click reaches the C counter through a route.
   @Suite struct ExampleModuleTests {
     @Test func theShippedDoorbellExampleChecksAndRings() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       let example = try String(
-        contentsOfFile: PythonHub.repositoryRoot + "/etc/plugins/python.toml", encoding: .utf8)
+        contentsOfFile: HubUnderTest.repositoryRoot + "/etc/plugins/python.toml", encoding: .utf8)
       #expect(example.contains(#"module = "/etc/patchbay/python/doorbell.py""#))
       let section =
         example
         .replacingOccurrences(
           of: #"module = "/etc/patchbay/python/doorbell.py""#,
-          with: #"module = "\#(PythonHub.repositoryRoot)/Plugins/python/examples/doorbell.py""#
+          with: #"module = "\#(HubUnderTest.repositoryRoot)/Plugins/python/examples/doorbell.py""#
         )
         .replacingOccurrences(of: #"watch = "/run/doorbell""#, with: #"watch = "\#(hub.path)/watch""#)
       try hub.writeConfig(
@@ -24,7 +24,7 @@ extension PythonPluginTests {
 
           interval = 0.02
 
-          \(PythonHub.counter)
+          \(HubUnderTest.counter)
 
           \(hub.probe("count:integer:state", "rings:integer:state"))
 
@@ -52,7 +52,7 @@ extension PythonPluginTests {
       try eventually("rings 1 recorded", within: 60) {
         hub.lines("probe.jsonl").contains(#"{"port":"rings","value":1}"#)
       }
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

@@ -7,7 +7,7 @@ extension PythonPluginTests {
   /// library runs under a real hub: a press into the Rust doorbell reaches the C counter through
   /// a route, and the count and the ring text reach a Swift recorder.
   @Suite struct RustTemplateTests {
-    static let template = PythonHub.repositoryRoot + "/packaging/sdk/templates/rust"
+    static let template = HubUnderTest.repositoryRoot + "/packaging/sdk/templates/rust"
 
     /// cargo on PATH, or rustup's default place.
     static let cargo: String? = {
@@ -22,7 +22,7 @@ extension PythonPluginTests {
         if: RustTemplateTests.cargo != nil,
         "cargo is not installed (PATH or ~/.cargo/bin): the Rust template is not tested"))
     func theRustDoorbellBuildsOfflineAndRunsUnderTheHub() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       // A copy, so cargo's Cargo.lock and target/ stay out of the source tree.
       let source = hub.path + "/rust-template"
       try FileManager.default.createDirectory(atPath: source + "/src", withIntermediateDirectories: true)
@@ -45,7 +45,7 @@ extension PythonPluginTests {
         plugin = "doorbell"
         message = "Someone is at the door"
 
-        \(PythonHub.counter)
+        \(HubUnderTest.counter)
 
         \(hub.probe("count:integer:state", "ring:text:event"))
 
@@ -76,7 +76,7 @@ extension PythonPluginTests {
       #expect(hub.lines("probe.jsonl").filter { $0 == #"{"port":"ring","value":"Someone is at the door"}"# }.count == 2)
       #expect(!hub.lines("probe.jsonl").contains(#"{"port":"count","value":3}"#))
       #expect(hub.log.contains("doorbell ready"))
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

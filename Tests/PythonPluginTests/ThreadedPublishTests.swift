@@ -28,7 +28,7 @@ extension PythonPluginTests {
       """
 
     @Test func fourThreadsPublishingAtOnceLoseNothing() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       try hub.writeConfig(
         """
         [instances.burst]
@@ -36,7 +36,7 @@ extension PythonPluginTests {
         module = "\(try hub.writeModule("burst", Self.module))"
         per_thread = 250
 
-        \(PythonHub.counter)
+        \(HubUnderTest.counter)
 
         \(hub.probe("count:integer:state"))
 
@@ -55,7 +55,7 @@ extension PythonPluginTests {
       }
       #expect(!hub.lines("probe.jsonl").contains(#"{"port":"count","value":1001}"#))
       #expect(!hub.log.contains("Traceback"))
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

@@ -33,7 +33,7 @@ extension PythonPluginTests {
       """
 
     @Test func timersRunCancelAndFailSafelyAndStateSurvivesARestart() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       try hub.writeConfig(
         """
         [instances.timers]
@@ -55,14 +55,14 @@ extension PythonPluginTests {
         hub.log.contains("a call_later callback raised") && hub.log.contains("ZeroDivisionError")
       }
       #expect(!hub.log.contains("a cancelled timer ran"))
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
 
       // A new hub, the same state directory: the module counted its starts there.
       try hub.start()
       try eventually("the second start published", within: 60) {
         hub.lines("probe.jsonl").contains(#"{"port":"done","value":"timers start 2 cancel True False"}"#)
       }
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

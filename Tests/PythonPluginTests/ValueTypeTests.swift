@@ -41,7 +41,7 @@ extension PythonPluginTests {
       """
 
     @Test func wrongTypesRaiseClearErrorsAndRightOnesFlow() throws {
-      let hub = try PythonHub()
+      let hub = try HubUnderTest.python()
       try hub.writeConfig(
         """
         [instances.source]
@@ -88,7 +88,7 @@ extension PythonPluginTests {
         hub.log.contains("TypeError: port 'level' expects integer (int), got float")
       }
       #expect(try hub.pid(of: "source") != nil)
-      #expect(try hub.hub!.terminate(within: 60) == 0)
+      #expect(try hub.process!.terminate(within: 60) == 0)
     }
   }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Each trigger says when it fires next on `next.NAME`, and `patchbay status` shows it.
 @Suite(.serialized) struct NextTimeTests {
   @Test func statusShowsWhenEachTriggerFiresNext() throws {
-    let hub = try ScheduleHub(plugins: ["schedule"])
+    let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule"])
     try hub.writeConfig(
       """
       [instances.clock]

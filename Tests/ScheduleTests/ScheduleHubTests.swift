@@ -11,7 +11,7 @@ import Testing
 /// plugin's process fires them again; a saved state from before a downtime is caught up or
 /// skipped by policy. `patchbay check` names bad config by file and key.
 @Suite(.serialized) struct ScheduleHubTests {
-  func recorded(_ hub: ScheduleHub) -> [String] {
+  func recorded(_ hub: HubUnderTest) -> [String] {
     let text = (try? String(contentsOfFile: hub.directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
     return text.split(separator: "\n").map(String.init)
   }
@@ -24,7 +24,7 @@ import Testing
   }
 
   @Test func oneShotsReachAConsumerOnceAcrossAHubRestartAndAPluginCrash() throws {
-    let hub = try ScheduleHub(plugins: ["schedule", "example-swift"])
+    let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule", "example-swift"])
     let at = utc(inSeconds: 4)
     let later = utc(inSeconds: 6)
     try hub.writeConfig(
@@ -61,8 +61,9 @@ import Testing
     try eventually("both triggers at the probe; log:\n\(hub.log)", within: 90) { recorded(hub).count >= 2 }
     #expect(
       recorded(hub) == [#"{"port":"alarm","value":"trigger"}"#, #"{"port":"snooze","value":"trigger"}"#])
-    try hub.hub?.waitForLine(containing: "alarm: fired for", within: 30)
-    let saved = try #require(hub.savedState()?["triggers"] as? [String: [String: Any]])
+    try hub.process?.waitForLine(containing: "alarm: fired for", within: 30)
+    let saved = try #require(
+      hub.savedState(instance: "clock", file: "schedule.json")?["triggers"] as? [String: [String: Any]])
     #expect(saved["alarm"]?["rule"] as? String == "at \(at)")
     #expect(saved["morning"]?["rule"] as? String == "cron 30 6 * * mon-fri")
     #expect(saved["alarm"]?["last_fired"] != nil)
@@ -71,9 +72,9 @@ import Testing
     // Restarted, the hub settles the one-shot as done: no second trigger.
     try hub.stop()
     try hub.start()
-    try hub.hub?.waitForLine(containing: "alarm (at \(at)): no further occurrence", within: 60)
-    try hub.hub?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
-    try hub.hub?.waitForLine(containing: "snooze (at \(later)): no further occurrence", within: 60)
+    try hub.process?.waitForLine(containing: "alarm (at \(at)): no further occurrence", within: 60)
+    try hub.process?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
+    try hub.process?.waitForLine(containing: "snooze (at \(later)): no further occurrence", within: 60)
     #expect(recorded(hub).count == 2)
     #expect(!hub.log.contains("alarm: fired"))
     #expect(!hub.log.contains("snooze: fired"))
@@ -86,16 +87,16 @@ import Testing
       return pid != victim
     }
     try eventually("the restarted instance's plan; log:\n\(hub.log)", within: 60) {
-      (hub.hub?.lines ?? []).filter { $0.contains("snooze (at \(later)): no further occurrence") }.count >= 2
+      (hub.process?.lines ?? []).filter { $0.contains("snooze (at \(later)): no further occurrence") }.count >= 2
     }
-    try hub.hub?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
+    try hub.process?.waitForLine(containing: "morning (cron 30 6 * * mon-fri): next at", within: 60)
     #expect(recorded(hub).count == 2)
     #expect(!hub.log.contains(": fired"))
     try hub.stop()
   }
 
   @Test func afterDowntimeOnceCatchesUpAndSkipOnlyLogs() throws {
-    let hub = try ScheduleHub(plugins: ["schedule", "example-swift"])
+    let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule", "example-swift"])
     // As if the hub had stopped an hour ago, before both triggers' time five minutes ago.
     let at = utc(inSeconds: -300)
     let stoppedAt = Int64(Date().timeIntervalSince1970) - 3600
@@ -131,8 +132,8 @@ import Testing
       to = "probe.skipped"
       """)
     try hub.start()
-    try hub.hub?.waitForLine(containing: "late (at \(at)): catching up the occurrence of", within: 60)
-    try hub.hub?.waitForLine(containing: "skipped (at \(at)): missed the occurrence of", within: 60)
+    try hub.process?.waitForLine(containing: "late (at \(at)): catching up the occurrence of", within: 60)
+    try hub.process?.waitForLine(containing: "skipped (at \(at)): missed the occurrence of", within: 60)
     try eventually("the caught-up trigger at the probe; log:\n\(hub.log)", within: 60) {
       recorded(hub).contains(#"{"port":"late","value":"trigger"}"#)
     }
@@ -140,13 +141,14 @@ import Testing
     #expect(hub.log.contains("late: fired for"))
     #expect(!recorded(hub).contains { $0.contains("skipped") })
     // Settled: the saved state has moved past both.
-    let saved = try #require(hub.savedState()?["triggers"] as? [String: [String: Any]])
+    let saved = try #require(
+      hub.savedState(instance: "clock", file: "schedule.json")?["triggers"] as? [String: [String: Any]])
     #expect(((saved["late"]?["handled_through"] as? NSNumber)?.int64Value ?? 0) > stoppedAt + 3000)
     try hub.stop()
   }
 
   func check(_ clock: String) throws -> (status: Int32, output: String, file: String) {
-    let hub = try ScheduleHub(plugins: ["schedule"])
+    let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule"])
     try hub.writeConfig("[instances.clock]\nplugin = \"schedule\"\n" + clock)
     let result = try hub.check()
     return (result.status, result.output, hub.configPath)

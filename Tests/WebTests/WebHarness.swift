@@ -53,7 +53,8 @@ final class WebHarness: @unchecked Sendable {
     """
   }
 
-  func startHub() throws {
+  /// `extra` is appended to the config: more instances or routes for one test.
+  func startHub(extra: String = "") throws {
     let plugins = directory.path + "/plugins"
     try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
     let link = plugins + "/libpatchbay-plugin-example-swift.so"
@@ -62,7 +63,7 @@ final class WebHarness: @unchecked Sendable {
         atPath: link, withDestinationPath: BuildProducts.plugin("example-swift"))
     }
     try directory.write(
-      "patchbay.toml", Self.config(directory: directory.path, socket: socketPath, record: recordPath))
+      "patchbay.toml", Self.config(directory: directory.path, socket: socketPath, record: recordPath) + "\n" + extra)
     let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
     hub = process
     try process.waitForLine(containing: "hub started", within: 60)

@@ -2,6 +2,10 @@ import Foundation
 import PatchbayTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The access rules of docs/web.md, against a real patchbay-web.
 @Suite(.serialized) struct WebSecurityTests {
   @Test func anAddressBeyondLoopbackNeedsAToken() throws {
@@ -85,5 +89,44 @@ import Testing
     #expect(withCSRF.status == 200, "\(withCSRF.body)")
     try eventually("the value arrived") { harness.recorded().contains(#"{"port":"night","value":true}"#) }
     try harness.stop()
+  }
+
+  /// A request that arrives on an address beyond loopback, in a network namespace of the test's own
+  /// (Scripts/non_loopback_request.sh; making one needs root, as CI is): without a token
+  /// patchbay-web will not listen there, and with one every request without it is refused.
+  @Test(.enabled(if: getuid() == 0, "unshare --net needs root"))
+  func aRequestFromBeyondLoopbackNeedsTheToken() throws {
+    let harness = try WebHarness()
+    try harness.startHub()
+    let token = "beyond-loopback-token-0123456789"
+    let tokenFile = try harness.directory.write("token", token + "\n")
+    try eventually("the probe runs", within: 60) { try probePID(harness) != nil }
+    let pidBefore = try probePID(harness)
+    let result = try runProgram(
+      "/usr/bin/unshare",
+      [
+        "--net", "--", "/bin/sh", WebBrowserTests.scripts.appendingPathComponent("non_loopback_request.sh").path,
+        BuildProducts.executable("patchbay-web"), harness.socketPath, tokenFile,
+      ], within: 180)
+    #expect(result.status == 0, "\(result.output)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    for line in [
+      "refusal-message ok", "api-without-token 401", "metrics-without-token 401", "page-without-token 303",
+      "post-without-token 401", "api-wrong-token 401", "api-with-token 200",
+    ] {
+      #expect(lines.contains(line), "missing '\(line)' in:\n\(result.output)")
+    }
+    #expect(!lines.contains("start-without-token 0"), "\(result.output)")
+    // The refused restart did not reach the hub.
+    #expect(try probePID(harness) == pidBefore)
+    try harness.stop()
+  }
+
+  private func probePID(_ harness: WebHarness) throws -> Int? {
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["status", "--json", "--config", harness.configPath])
+    let json = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+    let instances = json?["instances"] as? [[String: Any]] ?? []
+    return instances.first { $0["name"] as? String == "probe" }?["pid"] as? Int
   }
 }

@@ -187,6 +187,7 @@ public final class HomebridgeClient: @unchecked Sendable {
       maxFrameSize: Self.maxFrameSize,
       upgradePipelineHandler: { channel, _ in
         channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler.aggregator())
           try channel.pipeline.syncOperations.addHandler(WebSocketClientHandler(client: self))
           return true
         }

@@ -1,35 +1,30 @@
 import NIOCore
 import NIOWebSocket
 
-/// Turns websocket frames from the server into whole text messages for the client, and
-/// answers pings and close frames.
+/// Hands whole text messages from the server to the client (NIO's frame aggregator in front of
+/// it joins fragments), and answers pings and close frames.
 final class WebSocketClientHandler: ChannelInboundHandler {
   typealias InboundIn = WebSocketFrame
   typealias OutboundOut = WebSocketFrame
 
   private let client: HomebridgeClient
-  private var fragments: ByteBuffer?
-  private var fragmentsAreText = false
 
   init(client: HomebridgeClient) { self.client = client }
+
+  /// Joins a fragmented message into one frame, up to the client's message size.
+  static func aggregator() -> NIOWebSocketFrameAggregator {
+    NIOWebSocketFrameAggregator(
+      minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
+      maxAccumulatedFrameSize: HomebridgeClient.maxFrameSize)
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = unwrapInboundIn(data)
     switch frame.opcode {
-    case .text, .binary:
-      fragmentsAreText = frame.opcode == .text
-      fragments = frame.unmaskedData
-      if frame.fin { deliver(context: context) }
-    case .continuation:
-      guard var buffer = fragments else { return }
-      var more = frame.unmaskedData
-      guard buffer.readableBytes + more.readableBytes <= HomebridgeClient.maxFrameSize else {
-        fragments = nil
-        return
-      }
-      buffer.writeBuffer(&more)
-      fragments = buffer
-      if frame.fin { deliver(context: context) }
+    case .text:
+      client.received(text: String(buffer: frame.unmaskedData), on: context.channel)
+    case .binary:
+      client.receivedControlFrame(on: context.channel)
     case .ping:
       client.receivedControlFrame(on: context.channel)
       let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
@@ -42,16 +37,6 @@ final class WebSocketClientHandler: ChannelInboundHandler {
       context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
     default:
       break
-    }
-  }
-
-  private func deliver(context: ChannelHandlerContext) {
-    guard let buffer = fragments else { return }
-    fragments = nil
-    if fragmentsAreText {
-      client.received(text: String(buffer: buffer), on: context.channel)
-    } else {
-      client.receivedControlFrame(on: context.channel)
     }
   }
 

@@ -31,13 +31,7 @@ struct DemoCommand: ParsableCommand {
       try StandaloneStory.play(tools: tools, work: work)
       return
     }
-    let flicdPort = DemoTools.freePort()
-    let homebridgePort = DemoTools.freePort()
-    let huePort = DemoTools.freePort()
     let config = work + "/bedside.toml"
-    try BedsideStory.config(directory: work, flicdPort: flicdPort, homebridgePort: homebridgePort, huePort: huePort)
-      .write(toFile: config, atomically: false, encoding: .utf8)
-
     say("patchbay demo: the bedside story, with simulated hardware")
     say("  config: \(config)   hub log: \(work)/hub.log")
     say("")
@@ -47,10 +41,10 @@ struct DemoCommand: ParsableCommand {
     let flicd = try DemoProcess(
       name: "flicd", executable: tools.simulator,
       arguments: [
-        "flicd", "--port", String(flicdPort), "--button", "\(BedsideStory.buttonAddress)=bedside",
+        "flicd", "--port", "0", "--button", "\(BedsideStory.buttonAddress)=bedside",
         "--control", work + "/flicd.sock", "--no-stdin",
       ], show: { $0.hasPrefix("press ") })
-    var homebridgeArguments = ["homebridge", "--port", String(homebridgePort), "--control", work + "/homebridge.sock"]
+    var homebridgeArguments = ["homebridge", "--port", "0", "--control", work + "/homebridge.sock"]
     for automation in BedsideStory.automations { homebridgeArguments += ["--automation", automation] }
     let homebridge = try DemoProcess(
       name: "homekit", executable: tools.simulator, arguments: homebridgeArguments,
@@ -59,12 +53,17 @@ struct DemoCommand: ParsableCommand {
     say("Starting the Hue bridge simulator: the bedroom group, lights 1 and 2 on, light 3 off.")
     let hue = try DemoProcess(
       name: "hue", executable: tools.simulator,
-      arguments: PartyStory.simulatorArguments(port: huePort, directory: work), show: { _ in false })
+      arguments: PartyStory.simulatorArguments(directory: work), show: { _ in false })
     defer {
       flicd.terminate()
       homebridge.terminate()
       hue.terminate()
     }
+    // The simulators bind ports the system chooses and say which; the config names them.
+    try BedsideStory.config(
+      directory: work, flicdPort: try flicd.listeningPort(), homebridgePort: try homebridge.listeningPort(),
+      huePort: try hue.listeningPort()
+    ).write(toFile: config, atomically: false, encoding: .utf8)
     try waitForSocket(work + "/flicd.sock")
     try waitForSocket(work + "/hue.sock")
     for (light, state) in PartyStory.lightsBefore { _ = try sendControl(work + "/hue.sock", "set \(light) \(state)") }

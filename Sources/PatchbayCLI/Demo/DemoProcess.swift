@@ -68,6 +68,17 @@ final class DemoProcess: @unchecked Sendable {
     }
   }
 
+  /// The port a simulator started with `--port 0` got: it says so in its `listening on
+  /// [SCHEME://]HOST:PORT` line.
+  func listeningPort() throws -> Int {
+    let line = try waitForLine(containing: "listening on ")
+    let address = line[line.range(of: "listening on ")!.upperBound...].prefix { !$0.isWhitespace }
+    guard let colon = address.lastIndex(of: ":"),
+      let port = Int(address[address.index(after: colon)...].prefix { $0.isNumber })
+    else { throw DemoError("\(name) printed no port: \(line)") }
+    return port
+  }
+
   var lineCount: Int {
     condition.lock()
     defer { condition.unlock() }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The programs the demo runs: this `patchbay` and `patchbay-sim` beside it (a `swift build`
 /// tree) or in the installed layout.
 struct DemoTools {
@@ -20,22 +16,5 @@ struct DemoTools {
         "patchbay-sim not found (looked in \(candidates.joined(separator: ", "))); build it with `swift build`")
     }
     simulator = found
-  }
-
-  /// A TCP port that was free a moment ago.
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 }

@@ -11,9 +11,9 @@ enum PartyStory {
     ("3", "on=false bri=200 hue=25500 sat=254"),
   ]
 
-  static func simulatorArguments(port: Int, directory: String) -> [String] {
+  static func simulatorArguments(directory: String) -> [String] {
     [
-      "hue", "--port", String(port), "--lights", "3", "--group", "bedroom=1,2,3", "--username", username,
+      "hue", "--port", "0", "--lights", "3", "--group", "bedroom=1,2,3", "--username", username,
       "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl", "--no-stdin",
     ]
   }

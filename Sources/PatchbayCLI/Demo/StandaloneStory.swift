@@ -5,9 +5,9 @@ import Foundation
 /// directly, and the schedule plugin lights the hall (a one-shot time a few seconds ahead
 /// stands in for "sunset - 30 min"). The same shape as etc/examples/bedside-standalone.toml.
 enum StandaloneStory {
-  static func simulatorArguments(port: Int, directory: String) -> [String] {
+  static func simulatorArguments(directory: String) -> [String] {
     [
-      "hue", "--port", String(port), "--lights", "3", "--group", "bedroom=1,2", "--group", "hall=3", "--username",
+      "hue", "--port", "0", "--lights", "3", "--group", "bedroom=1,2", "--group", "hall=3", "--username",
       PartyStory.username, "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl", "--no-stdin",
     ]
   }
@@ -67,29 +67,28 @@ enum StandaloneStory {
 
   /// Runs the story: two clicks (morning, night), then the clock lights the hall.
   static func play(tools: DemoTools, work: String) throws {
-    let flicdPort = DemoTools.freePort()
-    let huePort = DemoTools.freePort()
     let configPath = work + "/bedside-standalone.toml"
     // The hall's "dusk": a one-shot time 20 s ahead, in RFC 3339 UTC.
     let formatter = ISO8601DateFormatter()
     let dusk = formatter.string(from: Date().addingTimeInterval(20))
-    try Self.config(directory: work, flicdPort: flicdPort, huePort: huePort, dusk: dusk)
-      .write(toFile: configPath, atomically: false, encoding: .utf8)
     DemoOutput.say("patchbay demo --standalone: the bedside story without HomeKit, with simulated hardware")
     DemoOutput.say("  config: \(configPath)   hub log: \(work)/hub.log")
     let flicd = try DemoProcess(
       name: "flicd", executable: tools.simulator,
       arguments: [
-        "flicd", "--port", String(flicdPort), "--button", "\(BedsideStory.buttonAddress)=bedside",
+        "flicd", "--port", "0", "--button", "\(BedsideStory.buttonAddress)=bedside",
         "--control", work + "/flicd.sock", "--no-stdin",
       ], show: { $0.hasPrefix("press ") })
     let hue = try DemoProcess(
-      name: "hue", executable: tools.simulator, arguments: simulatorArguments(port: huePort, directory: work),
+      name: "hue", executable: tools.simulator, arguments: simulatorArguments(directory: work),
       show: { _ in false })
     defer {
       flicd.terminate()
       hue.terminate()
     }
+    // The simulators bind ports the system chooses and say which; the config names them.
+    try Self.config(directory: work, flicdPort: try flicd.listeningPort(), huePort: try hue.listeningPort(), dusk: dusk)
+      .write(toFile: configPath, atomically: false, encoding: .utf8)
     try waitForSocket(work + "/flicd.sock")
     try waitForSocket(work + "/hue.sock")
     for light in ["1", "2", "3"] { _ = try sendControl(work + "/hue.sock", "set \(light) on=false") }

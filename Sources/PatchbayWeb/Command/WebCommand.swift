@@ -24,6 +24,13 @@ struct WebCommand: AsyncParsableCommand {
     help: "File holding the access token (required to listen on anything but loopback; optional on loopback).")
   var tokenFile: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Folder of the dashboard's files (index.html, app.js, style.css).",
+      discussion: "Default: ../share/patchbay/web beside the binary (/usr/share/patchbay/web when installed), "
+        + "else the source tree it was built from."))
+  var pageDirectory: String?
+
   @Option(help: "Seconds one live-event stream lasts before the browser reconnects (and catches up).")
   var streamSeconds: Int = 60
 
@@ -47,6 +54,18 @@ struct WebCommand: AsyncParsableCommand {
         "refusing to listen on \(address.host): an address other than loopback needs an access token "
           + "(--token-file FILE, a file holding a secret of at least 16 characters); see docs/web.md")
     }
+    guard let directory = PageLocation.locate(explicit: pageDirectory) else {
+      throw ValidationError(
+        "the dashboard's files (\(PageFiles.names.joined(separator: ", "))) are in none of: "
+          + PageLocation.candidates(explicit: pageDirectory).joined(separator: ", ")
+          + " (--page-directory DIR names their folder)")
+    }
+    let files: PageFiles
+    do {
+      files = try PageFiles(directory: directory)
+    } catch {
+      throw ValidationError(error.description)
+    }
     var logger = Logger(label: "patchbay-web")
     logger.logLevel = .info
     let hub = HubClient(socket: socket)
@@ -55,7 +74,7 @@ struct WebCommand: AsyncParsableCommand {
     let access = AccessPolicy(token: token, listenHost: address.host)
     let router = Router()
     router.add(middleware: AccessMiddleware(policy: access))
-    PageRoutes(policy: access).register(on: router)
+    PageRoutes(policy: access, files: files).register(on: router)
     APIRoutes(hub: hub, live: live, policy: access, streamLifetime: .seconds(max(1, streamSeconds)))
       .register(on: router)
     // The server's graceful shutdown waits for open responses; the event streams never end by
@@ -77,7 +96,8 @@ struct WebCommand: AsyncParsableCommand {
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? address.port
         // Tests and scripts read the chosen port from this line (port 0 binds a free one).
-        let line = "patchbay-web listening on http://\(address.urlHost):\(port) (hub socket \(hub.socket))\n"
+        let line =
+          "patchbay-web listening on http://\(address.urlHost):\(port) (hub socket \(hub.socket), page files \(files.directory))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
       },
       logger: logger)

@@ -1,61 +1,76 @@
 import PatchbayHub
+import Prometheus
 
-/// The hub's counters in Prometheus' text exposition format (version 0.0.4), written by hand:
-/// a few families, all derived from one `status` answer.
+/// The hub's counters in Prometheus' text format, through swift-prometheus. patchbay-web counts
+/// nothing itself: each scrape copies one `status` answer into a registry of its own, so an
+/// instance or route that a reload removed is gone from the next scrape (a process-wide registry,
+/// as swift-metrics' `MetricsSystem` keeps, would report it forever), and a counter the hub reset
+/// (a restart) shows its new value rather than a sum.
 enum MetricsExposition {
-  static func render(_ status: HubStatus?) -> String {
-    var text = ""
-    func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-      text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-      for sample in samples { text += "\(name)\(sample.labels) \(sample.value)\n" }
+  static func render(_ status: HubStatus?, memory: (Int32) -> Int? = ProcessMemory.residentBytes) -> String {
+    let registry = PrometheusCollectorRegistry()
+    gauge(registry, "hub", "up", "1 when patchbay-web reaches the hub's control socket.").set(to: status == nil ? 0 : 1)
+    guard let status else { return registry.emitToString() }
+    gauge(registry, "hub", "uptime", unit: "seconds", "Seconds since the hub started.").set(to: status.uptimeSeconds)
+    if let bytes = memory(status.pid) {
+      gauge(registry, "hub", "resident_memory", unit: "bytes", "Resident memory of the hub process.")
+        .set(to: Double(bytes))
     }
-    family(
-      "patchbay_hub_up", "gauge", "1 when patchbay-web reaches the hub's control socket.",
-      [("", status == nil ? "0" : "1")])
-    guard let status else { return text }
-    family(
-      "patchbay_hub_uptime_seconds", "gauge", "Seconds since the hub started.", [("", number(status.uptimeSeconds))])
-    let instances = status.instances
-    func perInstance(_ value: (InstanceStatus) -> Int) -> [(labels: String, value: String)] {
-      instances.map { (labels(["instance": $0.name, "plugin": $0.plugin]), String(value($0))) }
+    for instance in status.instances {
+      let labels = [("instance", instance.name), ("plugin", instance.plugin)]
+      func count(_ name: String, _ help: String, _ value: Int) {
+        counter(registry, "instance", name, help, labels).increment(by: Int64(max(0, value)))
+      }
+      func level(_ name: String, unit: String = "", _ help: String, _ value: Int) {
+        gauge(registry, "instance", name, unit: unit, help, labels).set(to: Double(value))
+      }
+      level("up", "1 while the instance's plugin process runs.", instance.phase == .running ? 1 : 0)
+      count("restarts", "Restarts of the instance's process.", instance.restarts)
+      count("messages_in", "Values delivered to the instance.", instance.messagesIn)
+      count("messages_out", "Values the instance published.", instance.messagesOut)
+      level("queue", unit: "depth", "Values waiting in the instance's input queue.", instance.queueDepth)
+      count("drops", "Values dropped because the instance's queue was full.", instance.drops)
+      count(
+        "backpressure_waits", "Times the instance's publishing waited for a full consumer.",
+        instance.backPressureWaits)
+      count("refusals", "Plugin calls its host refused.", instance.refusals)
+      if let pid = instance.pid, let bytes = memory(pid) {
+        level("resident_memory", unit: "bytes", "Resident memory of the instance's plugin-host process.", bytes)
+      }
     }
-    family(
-      "patchbay_instance_up", "gauge", "1 while the instance's plugin process runs.",
-      perInstance { $0.phase == .running ? 1 : 0 })
-    family(
-      "patchbay_instance_restarts_total", "counter", "Restarts of the instance's process.", perInstance(\.restarts))
-    family(
-      "patchbay_instance_messages_in_total", "counter", "Values delivered to the instance.", perInstance(\.messagesIn))
-    family(
-      "patchbay_instance_messages_out_total", "counter", "Values the instance published.", perInstance(\.messagesOut))
-    family(
-      "patchbay_instance_queue_depth", "gauge", "Values waiting in the instance's input queue.",
-      perInstance(\.queueDepth))
-    family(
-      "patchbay_instance_drops_total", "counter", "Values dropped because the instance's queue was full.",
-      perInstance(\.drops))
-    family(
-      "patchbay_instance_backpressure_waits_total", "counter",
-      "Times the instance's publishing waited for a full consumer.", perInstance(\.backPressureWaits))
-    family("patchbay_instance_refusals_total", "counter", "Plugin calls its host refused.", perInstance(\.refusals))
-    family(
-      "patchbay_route_drops_total", "counter", "Values dropped on the route because a target's queue was full.",
-      status.routes.map { (labels(["route": $0.id, "key": $0.key]), String($0.drops)) })
-    family(
-      "patchbay_scene_activations_total", "counter", "Activations of the scene since the hub started.",
-      status.scenes.map { (labels(["scene": $0.name]), String($0.activations)) })
-    return text
+    for route in status.routes {
+      counter(
+        registry, "route", "drops", "Values dropped on the route because a target's queue was full.",
+        [("route", route.id), ("key", route.key)]
+      ).increment(by: Int64(max(0, route.drops)))
+    }
+    for scene in status.scenes {
+      counter(
+        registry, "scene", "activations", "Activations of the scene since the hub started.", [("scene", scene.name)]
+      ).increment(by: Int64(max(0, scene.activations)))
+    }
+    return registry.emitToString()
   }
 
-  static func labels(_ pairs: [String: String]) -> String {
-    "{" + pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(escape($0.value))\"" }.joined(separator: ",") + "}"
+  /// `patchbay_SUBSYSTEM_NAME_total`.
+  private static func counter(
+    _ registry: PrometheusCollectorRegistry, _ subsystem: String, _ name: String, _ help: String,
+    _ labels: [(String, String)] = []
+  ) -> Counter {
+    registry.makeCounter(
+      descriptor: MetricNameDescriptor(
+        namespace: "patchbay", subsystem: subsystem, metricName: name, unitName: "total", helpText: help),
+      labels: labels)
   }
 
-  /// Label values escape backslash, double quote and line feed.
-  static func escape(_ value: String) -> String {
-    value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n")
+  /// `patchbay_SUBSYSTEM_NAME[_UNIT]`.
+  private static func gauge(
+    _ registry: PrometheusCollectorRegistry, _ subsystem: String, _ name: String, unit: String = "", _ help: String,
+    _ labels: [(String, String)] = []
+  ) -> Gauge {
+    registry.makeGauge(
+      descriptor: MetricNameDescriptor(
+        namespace: "patchbay", subsystem: subsystem, metricName: name, unitName: unit, helpText: help),
+      labels: labels)
   }
-
-  static func number(_ value: Double) -> String { value.isFinite ? String(value) : "NaN" }
 }

@@ -2,22 +2,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The dashboard's files (embedded in the binary: `PageAssets`) and the login form.
+/// The dashboard's files (read at start: `PageFiles`) and the login form.
 struct PageRoutes: Sendable {
   let policy: AccessPolicy
+  let files: PageFiles
 
   func register(on router: Router<BasicRequestContext>) {
-    router.get("/") { _, _ in page(PageAssets.html, "text/html; charset=utf-8") }
-    router.get("app.js") { _, _ in page(PageAssets.script, "text/javascript; charset=utf-8") }
-    router.get("style.css") { _, _ in page(PageAssets.style, "text/css; charset=utf-8") }
-    router.get("login") { _, _ in page(PageAssets.login(failed: false), "text/html; charset=utf-8") }
+    router.get("/") { _, _ in page(files.html, "text/html; charset=utf-8") }
+    router.get("app.js") { _, _ in page(files.script, "text/javascript; charset=utf-8") }
+    router.get("style.css") { _, _ in page(files.style, "text/css; charset=utf-8") }
+    router.get("login") { _, _ in page(LoginPage.html(failed: false), "text/html; charset=utf-8") }
     router.post("login") { request, _ in
       var request = request
       let body = try await request.collectBody(upTo: 4096)
       let form = try? URLEncodedFormDecoder().decode(
         LoginForm.self, from: String(decoding: body.readableBytesView, as: UTF8.self))
       guard let form, let session = policy.logIn(with: form.token) else {
-        var response = page(PageAssets.login(failed: true), "text/html; charset=utf-8")
+        var response = page(LoginPage.html(failed: true), "text/html; charset=utf-8")
         response.status = .unauthorized
         return response
       }

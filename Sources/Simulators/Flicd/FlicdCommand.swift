@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlicProtocol
 import Foundation
+import SimulatorControl
 
 /// `patchbay-sim flicd`: a flicd stand-in that speaks the real protocol on TCP, driven by
 /// control lines from stdin, a Unix socket or a script.
@@ -14,7 +15,8 @@ public struct FlicdCommand: ParsableCommand {
       """)
 
   @Option(help: "Address to listen on.") var host = "127.0.0.1"
-  @Option(help: "TCP port to listen on.") var port = 5551
+  @Option(help: "TCP port to listen on (0: one the system chooses; the 'listening on' line says which).")
+  var port = 5551
   @Option(name: .customLong("button"), help: "A paired button, ADDR=NAME (repeatable).")
   var buttons: [String] = []
   @Option(help: "A Unix socket path taking control lines; each gets a one-line answer.")
@@ -54,7 +56,16 @@ public struct FlicdCommand: ParsableCommand {
 
     let quit = DispatchSemaphore(value: 0)
     let controlSocket = try control.map { path in
-      try ControlSocket(path: path, server: server, onQuit: { quit.signal() })
+      try ControlLineServer(
+        path: path,
+        answer: { line in
+          do {
+            return try server.perform(line)
+          } catch {
+            return "error: \(error)"
+          }
+        },
+        answered: { if $0 == "bye" { quit.signal() } })
     }
     if let path = control { server.log.line("control socket \(path)") }
 

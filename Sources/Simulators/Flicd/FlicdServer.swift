@@ -2,10 +2,11 @@ import FlicProtocol
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A simulated flicd on a real TCP socket, with a control interface to press buttons, move
 /// them out of range, pair new ones. Usable in-process (tests) or through `patchbay-sim flicd`.
-public final class FlicdServer: @unchecked Sendable {
+public final class FlicdServer: Sendable {
   public struct Configuration: Sendable {
     public var host = "127.0.0.1"
     public var port = 5551
@@ -18,21 +19,29 @@ public final class FlicdServer: @unchecked Sendable {
 
   public let configuration: Configuration
   public let log: EventLog
+  /// One thread: the daemon and every client connection live on it.
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-  private let daemon: SimulatedDaemon
-  private var serverChannel: Channel?
+  private let loop: any EventLoop
+  private let daemon: NIOLoopBound<SimulatedDaemon>
+  private let listener = Mutex<(any Channel)?>(nil)
 
   public init(configuration: Configuration, log: EventLog = EventLog()) {
     self.configuration = configuration
     self.log = log
     let (seconds, attoseconds) = configuration.scanWizardTimeout.components
-    daemon = SimulatedDaemon(
-      loop: group.next(), log: log, buttons: configuration.buttons,
-      scanWizardTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+    loop = group.next()
+    let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    let buttons = configuration.buttons
+    let loop = self.loop
+    // Made on its loop, where it lives from now on.
+    daemon = try! loop.submit {
+      NIOLoopBound(
+        SimulatedDaemon(loop: loop, log: log, buttons: buttons, scanWizardTimeout: timeout), eventLoop: loop)
+    }.wait()
   }
 
-  /// The bound port (the configured one, or the one the system chose for port 0).
-  public private(set) var port = 0
+  /// The bound port (the configured one, or the one the system chose for port 0); 0 before `start`.
+  public var port: Int { listener.withLock { $0?.localAddress?.port } ?? 0 }
 
   /// Binds and starts serving clients.
   public func start() throws {
@@ -43,12 +52,11 @@ public final class FlicdServer: @unchecked Sendable {
       .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(ClientSessionHandler(daemon: daemon))
+          try channel.pipeline.syncOperations.addHandler(FlicdClientSessionHandler(daemon: daemon))
         }
       }
       .bind(host: configuration.host, port: configuration.port).wait()
-    serverChannel = channel
-    port = channel.localAddress?.port ?? configuration.port
+    listener.withLock { $0 = channel }
     log.line("flicd simulator listening on \(configuration.host):\(port)")
   }
 
@@ -61,22 +69,24 @@ public final class FlicdServer: @unchecked Sendable {
       Thread.sleep(forTimeInterval: Double(ms) / 1000)
       return "ok"
     case .waitChannel(let address, let timeout):
-      let deadline = Date().addingTimeInterval(timeout)
-      while Date() < deadline {
-        if try daemon.loop.submit({ self.daemon.hasReadyChannel(address) }).wait() { return "ok" }
-        Thread.sleep(forTimeInterval: 0.05)
+      let daemon = self.daemon
+      let within = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
+      do {
+        try loop.flatSubmit { daemon.value.readyChannel(to: address, within: within) }.wait()
+        return "ok"
+      } catch {
+        throw ControlError("wait-channel: no client has a ready channel to \(address) after \(timeout) s")
       }
-      throw ControlError("wait-channel: no client has a ready channel to \(address) after \(timeout) s")
     case .quit:
       return "bye"
     default:
-      return try daemon.loop.submit { try self.daemon.apply(command) }.wait()
+      return try loop.submit { try self.daemon.value.apply(command) }.wait()
     }
   }
 
   /// Closes every client and the listening socket.
   public func shutdown() {
-    try? serverChannel?.close().wait()
+    try? listener.withLock { $0 }?.close().wait()
     try? group.syncShutdownGracefully()
   }
 }

@@ -3,8 +3,9 @@ import Foundation
 import NIOCore
 
 /// The state and behaviour of a simulated flicd: buttons, clients and their channels, scan
-/// wizards, presses. Every method runs on `loop` (one thread), so the state needs no locks.
-final class SimulatedDaemon: @unchecked Sendable {
+/// wizards, presses. Every method runs on `loop` (one thread), so the state needs no locks;
+/// what reaches it from elsewhere holds it in a `NIOLoopBound`, which checks that.
+final class SimulatedDaemon {
   let loop: EventLoop
   let log: EventLog
   let scanWizardTimeout: TimeAmount
@@ -16,8 +17,11 @@ final class SimulatedDaemon: @unchecked Sendable {
   private var pendingButtons: [SimulatedButton] = []
   /// Pending buttons a connection channel is bonding with right now.
   private var bonding: Set<BluetoothAddress> = []
-  private var sessions: [Int: ClientSession] = [:]
+  private var sessions: [Int: FlicdClientSession] = [:]
   private var nextSessionID = 1
+  /// `wait-channel` requests, answered when some client's channel to their button is Ready.
+  private var readyWaiters: [Int: (address: BluetoothAddress, promise: EventLoopPromise<Void>)] = [:]
+  private var nextWaiterID = 1
 
   init(loop: EventLoop, log: EventLog, buttons: [(BluetoothAddress, String)], scanWizardTimeout: TimeAmount) {
     self.loop = loop
@@ -30,30 +34,40 @@ final class SimulatedDaemon: @unchecked Sendable {
 
   // MARK: Clients
 
-  func clientConnected(_ channel: Channel) -> ClientSession {
-    let session = ClientSession(id: nextSessionID, channel: channel)
+  func clientConnected(_ channel: Channel) -> FlicdClientSession {
+    let session = FlicdClientSession(id: nextSessionID, channel: channel)
     nextSessionID += 1
     sessions[session.id] = session
     log.line("client \(session.id) connected from \(channel.remoteAddress.map { "\($0)" } ?? "?")")
     return session
   }
 
-  func clientDisconnected(_ session: ClientSession) {
+  func clientDisconnected(_ session: FlicdClientSession) {
     for timer in session.scanWizards.values { timer.cancel() }
     sessions[session.id] = nil
     log.line("client \(session.id) disconnected")
     for address in Set(session.connectionChannels.values.map(\.address)) { logRadioParameters(address) }
   }
 
-  private func send(_ event: EventPacket, to session: ClientSession, about address: BluetoothAddress? = nil) {
+  private func send(_ event: EventPacket, to session: FlicdClientSession, about address: BluetoothAddress? = nil) {
     session.send(event)
+    defer { wakeReadyWaiters() }
     let subject = address.map { " [\($0)]" } ?? ""
     log.line("client \(session.id) <- \(event.logDescription)\(subject)")
   }
 
+  /// Every link change reaches clients as an event: after each, the waiters whose button is
+  /// now Ready are answered.
+  private func wakeReadyWaiters() {
+    for (id, waiter) in readyWaiters where isReady(waiter.address) {
+      readyWaiters[id] = nil
+      waiter.promise.succeed()
+    }
+  }
+
   // MARK: Commands from clients
 
-  func handle(_ command: CommandPacket, from session: ClientSession) {
+  func handle(_ command: CommandPacket, from session: FlicdClientSession) {
     log.line("client \(session.id) -> \(command.logDescription)")
     switch command {
     case .getInfo:
@@ -80,7 +94,7 @@ final class SimulatedDaemon: @unchecked Sendable {
       // An existing conn_id: flicd does nothing, not even answer.
       guard session.connectionChannels[id] == nil else { return }
       let wasReady = isReady(address)
-      session.connectionChannels[id] = ClientSession.ConnectionChannel(
+      session.connectionChannels[id] = FlicdClientSession.ConnectionChannel(
         address: address, latencyMode: latency, autoDisconnectTime: autoDisconnect)
       logRadioParameters(address)
       if wasReady {
@@ -132,7 +146,7 @@ final class SimulatedDaemon: @unchecked Sendable {
     case .createScanWizard(let id):
       // An existing scan wizard id: flicd does nothing (the running wizard keeps its timer).
       guard session.scanWizards[id] == nil else { return }
-      let timer = loop.scheduleTask(in: scanWizardTimeout) { [self] in
+      let timer = loop.assumeIsolated().scheduleTask(in: scanWizardTimeout) { [self] in
         finishScanWizard(id, of: session, result: .failedTimeout)
       }
       session.scanWizards[id] = timer
@@ -171,7 +185,7 @@ final class SimulatedDaemon: @unchecked Sendable {
     }
   }
 
-  private var sortedSessions: [ClientSession] { sessions.values.sorted { $0.id < $1.id } }
+  private var sortedSessions: [FlicdClientSession] { sessions.values.sorted { $0.id < $1.id } }
 
   private var pendingChannelCount: Int {
     sessions.values.reduce(0) { count, session in
@@ -186,7 +200,7 @@ final class SimulatedDaemon: @unchecked Sendable {
   }
 
   private func removeChannels(
-    of address: BluetoothAddress, caller: ClientSession, thisClient: RemovedReason, otherClient: RemovedReason
+    of address: BluetoothAddress, caller: FlicdClientSession, thisClient: RemovedReason, otherClient: RemovedReason
   ) {
     for session in sortedSessions {
       for id in session.channels(for: address) {
@@ -210,7 +224,7 @@ final class SimulatedDaemon: @unchecked Sendable {
   }
 
   /// One advertisement of `button` to a scanner.
-  private func advertise(_ button: SimulatedButton, scanner scanID: UInt32, to session: ClientSession) {
+  private func advertise(_ button: SimulatedButton, scanner scanID: UInt32, to session: FlicdClientSession) {
     send(
       .advertisement(
         Advertisement(
@@ -235,7 +249,7 @@ final class SimulatedDaemon: @unchecked Sendable {
   /// Disconnected, as a pending connection does in flicd.
   private func bond(_ address: BluetoothAddress) {
     guard pendingButtons.contains(where: { $0.address == address }), bonding.insert(address).inserted else { return }
-    loop.scheduleTask(in: .milliseconds(100)) { [self] in
+    loop.assumeIsolated().scheduleTask(in: .milliseconds(100)) { [self] in
       guard let button = pendingButtons.first(where: { $0.address == address }), hasChannels(address) else {
         bonding.remove(address)
         return
@@ -255,7 +269,7 @@ final class SimulatedDaemon: @unchecked Sendable {
           .connectionStatusChanged(connectionID: id, status: .connected, disconnectReason: .unspecified), to: session,
           about: address)
       }
-      loop.scheduleTask(in: .milliseconds(100)) { [self] in
+      loop.assumeIsolated().scheduleTask(in: .milliseconds(100)) { [self] in
         bonding.remove(address)
         guard let index = pendingButtons.firstIndex(where: { $0.address == address }), hasChannels(address) else {
           return
@@ -280,7 +294,7 @@ final class SimulatedDaemon: @unchecked Sendable {
     sessions.values.contains { !$0.channels(for: address).isEmpty }
   }
 
-  private func forEachChannel(of address: BluetoothAddress, _ body: (ClientSession, UInt32) -> Void) {
+  private func forEachChannel(of address: BluetoothAddress, _ body: (FlicdClientSession, UInt32) -> Void) {
     for session in sortedSessions {
       for id in session.channels(for: address) { body(session, id) }
     }
@@ -329,7 +343,7 @@ final class SimulatedDaemon: @unchecked Sendable {
     var delay = 0
     for step in gesture.steps(live: queuedAge == nil) {
       delay += step.delayMs
-      let fire: @Sendable () -> Void = { [self] in
+      let fire: () -> Void = { [self] in
         for session in sortedSessions {
           for id in session.channels(for: address) {
             let press = ButtonPress(
@@ -338,7 +352,7 @@ final class SimulatedDaemon: @unchecked Sendable {
           }
         }
       }
-      if delay == 0 { fire() } else { loop.scheduleTask(in: .milliseconds(Int64(delay)), fire) }
+      if delay == 0 { fire() } else { loop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(delay)), fire) }
     }
   }
 
@@ -359,17 +373,17 @@ final class SimulatedDaemon: @unchecked Sendable {
   }
 
   /// Found, connected, verified: the steps of a successful pairing, a little apart as on a radio.
-  private func pair(_ button: SimulatedButton, wizard id: UInt32, of session: ClientSession) {
+  private func pair(_ button: SimulatedButton, wizard id: UInt32, of session: FlicdClientSession) {
     session.scanWizards[id]?.cancel()
     session.scanWizards[id] = nil
     session.scanWizardsToldPrivate.remove(id)
     let address = button.address
     send(
       .scanWizardFoundPublicButton(scanWizardID: id, address: address, name: button.name), to: session, about: address)
-    loop.scheduleTask(in: .milliseconds(100)) { [self] in
+    loop.assumeIsolated().scheduleTask(in: .milliseconds(100)) { [self] in
       send(.scanWizardButtonConnected(scanWizardID: id), to: session, about: address)
     }
-    loop.scheduleTask(in: .milliseconds(200)) { [self] in
+    loop.assumeIsolated().scheduleTask(in: .milliseconds(200)) { [self] in
       var paired = button
       paired.verified = true
       paired.inRange = true
@@ -381,7 +395,7 @@ final class SimulatedDaemon: @unchecked Sendable {
     }
   }
 
-  private func finishScanWizard(_ id: UInt32, of session: ClientSession, result: ScanWizardResult) {
+  private func finishScanWizard(_ id: UInt32, of session: FlicdClientSession, result: ScanWizardResult) {
     guard let timer = session.scanWizards.removeValue(forKey: id) else { return }
     timer.cancel()
     session.scanWizardsToldPrivate.remove(id)
@@ -479,8 +493,19 @@ final class SimulatedDaemon: @unchecked Sendable {
     }
   }
 
-  /// Whether a client has a Ready channel to the button (for `wait-channel`).
-  func hasReadyChannel(_ address: BluetoothAddress) -> Bool { isReady(address) }
+  /// Completes once a client has a Ready channel to the button (for `wait-channel`); fails
+  /// after `timeout`.
+  func readyChannel(to address: BluetoothAddress, within timeout: TimeAmount) -> EventLoopFuture<Void> {
+    if isReady(address) { return loop.makeSucceededVoidFuture() }
+    let id = nextWaiterID
+    nextWaiterID += 1
+    let promise = loop.makePromise(of: Void.self)
+    readyWaiters[id] = (address, promise)
+    loop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+      readyWaiters.removeValue(forKey: id)?.promise.fail(ControlError("no ready channel in time"))
+    }
+    return promise.futureResult
+  }
 
   private func known(_ address: BluetoothAddress) throws(ControlError) -> SimulatedButton {
     guard let button = buttons[address] else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HomebridgeProtocol
+import SimulatorControl
 
 /// `patchbay-sim homebridge`: a Homebridge with the homebridge-websocket plugin, speaking
 /// its real protocol on a real websocket, with HomeKit's side played from the console.
@@ -19,7 +20,7 @@ public struct HomebridgeCommand: AsyncParsableCommand {
       member every JavaScript object has, e.g. 'constructor') ends the simulator with exit status 1.
       """)
 
-  @Option(help: "TCP port of the websocket server.")
+  @Option(help: "TCP port of the websocket server (0: one the system chooses; the 'listening on' line says which).")
   var port: Int = 4050
 
   @Option(help: "Address to listen on (the real plugin listens on all addresses: 0.0.0.0).")
@@ -54,10 +55,16 @@ public struct HomebridgeCommand: AsyncParsableCommand {
     }
     let server = try HomebridgeServer(automations: automations, cache: cache.map { AccessoryCache(path: $0) })
     let bound = try server.start(host: host, port: port)
-    if let control { _ = try ControlSocket.listen(at: control, server: server) }
     Console.print(
       "homebridge-websocket simulator listening on ws://\(host):\(bound) "
         + "(\(server.accessoryCount()) cached accessories, \(automations.count) automations)")
+    if let control {
+      // Each command's answer lines end with an empty line: a command may answer several.
+      _ = try ControlLineServer(path: control, group: server.group) { line in
+        ((try? server.control(line).wait()) ?? ["error: the simulator is shutting down"]).joined(separator: "\n") + "\n"
+      }
+      Console.print("control socket \(control)")
+    }
     readCommands(from: server)
     try await server.closed.get()
   }

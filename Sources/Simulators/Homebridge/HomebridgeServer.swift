@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 
 /// The simulated Homebridge-websocket server: a websocket endpoint around `HomebridgeModel`.
 /// Like the real plugin, every client's messages are handled, but all traffic goes to the
@@ -11,28 +12,34 @@ import NIOWebSocket
 /// (lost); HomeKit writes of brightness and target values are debounced by 300 ms; frames
 /// that would crash Homebridge are refused and their connection closed, except those that
 /// kill the real Node process, which end the simulator (exit status 1). All state is
-/// confined to one event loop.
-final class HomebridgeServer: @unchecked Sendable {
+/// confined to one event loop, in a box that checks it.
+final class HomebridgeServer: Sendable {
   let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   let loop: any EventLoop
   private let cache: AccessoryCache?
+  private let state: NIOLoopBoundBox<State>
+  private let listener = Mutex<(any Channel)?>(nil)
 
-  // Confined to `loop`.
-  private var model: HomebridgeModel
-  /// The client that receives all traffic: the most recently connected one, even after it left
-  /// (the real plugin keeps writing into that closed socket).
-  private var newest: (number: Int, channel: any Channel)?
-  private var clientCount = 0
-  private var debounced: [HomebridgeModel.Key: Scheduled<Void>] = [:]
-  private var serverChannel: (any Channel)?
+  /// Everything that changes, on `loop`.
+  private struct State {
+    var model: HomebridgeModel
+    /// The client that receives all traffic: the most recently connected one, even after it
+    /// left (the real plugin keeps writing into that closed socket).
+    var newest: (number: Int, channel: any Channel)?
+    var clientCount = 0
+    var debounced: [HomebridgeModel.Key: Scheduled<Void>] = [:]
+  }
 
   static let debouncedCharacteristics: Set<String> = ["Brightness", "TargetPosition", "TargetHorizontalTiltAngle"]
   static let debounceDelay = TimeAmount.milliseconds(300)
+  /// The largest frame, and message, a client may send.
+  static let maxFrameSize = 1 << 20
 
   init(automations: [Automation], cache: AccessoryCache?) throws {
     loop = group.next()
     self.cache = cache
-    model = HomebridgeModel(accessories: try cache?.load() ?? [], automations: automations)
+    let model = HomebridgeModel(accessories: try cache?.load() ?? [], automations: automations)
+    state = NIOLoopBoundBox.makeBoxSendingValue(State(model: model), eventLoop: loop)
   }
 
   /// Binds and listens; returns the bound port.
@@ -41,14 +48,16 @@ final class HomebridgeServer: @unchecked Sendable {
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
         let upgrader = NIOWebSocketServerUpgrader(
-          maxFrameSize: 1 << 20, automaticErrorHandling: true,
+          maxFrameSize: Self.maxFrameSize, automaticErrorHandling: true,
           shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
           upgradePipelineHandler: { channel, _ in
             channel.eventLoop.makeCompletedFuture {
               // The server has one loop, so this runs where the server's state lives.
               channel.pipeline.syncOperations.removeHandler(name: PlainHTTPResponder.name, promise: nil)
               let number = self.connected(channel)
-              try channel.pipeline.syncOperations.addHandler(WebSocketServerHandler(server: self, client: number))
+              try channel.pipeline.syncOperations.addHandlers(
+                MaskedFrameCheck(), WebSocketServerHandler.aggregator(),
+                WebSocketServerHandler(server: self, client: number))
             }
           })
         return channel.eventLoop.makeCompletedFuture {
@@ -58,34 +67,35 @@ final class HomebridgeServer: @unchecked Sendable {
         }
       }
     let channel = try bootstrap.bind(host: host, port: port).wait()
-    serverChannel = channel
+    listener.withLock { $0 = channel }
     return channel.localAddress?.port ?? port
   }
 
   /// Completes when the listening socket closes.
   var closed: EventLoopFuture<Void> {
-    serverChannel?.closeFuture ?? loop.makeSucceededVoidFuture()
+    listener.withLock { $0 }?.closeFuture ?? loop.makeSucceededVoidFuture()
   }
 
-  func accessoryCount() -> Int { (try? loop.submit { self.model.accessories.count }.wait()) ?? 0 }
+  func accessoryCount() -> Int { (try? loop.submit { self.state.value.model.accessories.count }.wait()) ?? 0 }
 
   // MARK: Clients (on the loop)
 
   private func connected(_ channel: any Channel) -> Int {
-    clientCount += 1
+    state.value.clientCount += 1
     let address = channel.remoteAddress?.description ?? "unknown"
-    if let previous = newest {
+    if let previous = state.value.newest {
       Console.print(
-        "client \(clientCount) connected from \(address); client \(previous.number) no longer receives traffic")
+        "client \(state.value.clientCount) connected from \(address); client \(previous.number) no longer receives traffic"
+      )
     } else {
-      Console.print("client \(clientCount) connected from \(address)")
+      Console.print("client \(state.value.clientCount) connected from \(address)")
     }
-    newest = (clientCount, channel)
-    return clientCount
+    state.value.newest = (state.value.clientCount, channel)
+    return state.value.clientCount
   }
 
   func disconnected(_ client: Int) {
-    if newest?.number == client {
+    if state.value.newest?.number == client {
       Console.print(
         "client \(client) disconnected; the server's traffic still goes to it (into its closed socket) "
           + "until another client connects")
@@ -95,7 +105,7 @@ final class HomebridgeServer: @unchecked Sendable {
   }
 
   func received(text: String, from client: Int, channel: any Channel) {
-    let output = model.handle(text: text)
+    let output = state.value.model.handle(text: text)
     if let crash = output.crash {
       // The real plugin throws out of its message handler: Node exits, every socket closes,
       // nothing listens until Homebridge is started again.
@@ -128,7 +138,7 @@ final class HomebridgeServer: @unchecked Sendable {
     }
     if output.accessoriesChanged, let cache {
       do {
-        try cache.save(model.accessories)
+        try cache.save(state.value.model.accessories)
       } catch {
         Console.print("cannot save the accessory cache: \(error)")
       }
@@ -139,7 +149,7 @@ final class HomebridgeServer: @unchecked Sendable {
   /// reached nobody.
   @discardableResult
   private func send(_ message: ServerMessage) -> String? {
-    guard let (number, channel) = newest else { return "not sent: no client has connected" }
+    guard let (number, channel) = state.value.newest else { return "not sent: no client has connected" }
     guard channel.isActive else { return "sent to client \(number), which has disconnected; lost" }
     let text = message.text
     var buffer = channel.allocator.buffer(capacity: text.utf8.count)
@@ -154,7 +164,7 @@ final class HomebridgeServer: @unchecked Sendable {
     guard case .set(let name, let characteristic, let value) = message else { return }
     let key = HomebridgeModel.Key(accessory: name, characteristic: characteristic)
     let deliver: @Sendable () -> Void = {
-      guard self.newest != nil else {
+      guard self.state.value.newest != nil else {
         Console.print("homekit set \(key) = \(value): no client connected (HomeKit shows an error)")
         return
       }
@@ -165,9 +175,9 @@ final class HomebridgeServer: @unchecked Sendable {
       }
     }
     guard Self.debouncedCharacteristics.contains(characteristic) else { return deliver() }
-    debounced[key]?.cancel()
-    debounced[key] = loop.scheduleTask(in: Self.debounceDelay) {
-      self.debounced[key] = nil
+    state.value.debounced[key]?.cancel()
+    state.value.debounced[key] = loop.scheduleTask(in: Self.debounceDelay) {
+      self.state.value.debounced[key] = nil
       deliver()
     }
   }
@@ -185,15 +195,16 @@ final class HomebridgeServer: @unchecked Sendable {
       }
       switch command {
       case .homeKitSet(let accessory, let characteristic, let value):
-        let output = self.model.homeKitSet(.init(accessory: accessory, characteristic: characteristic), to: value)
+        let output = self.state.value.model.homeKitSet(
+          .init(accessory: accessory, characteristic: characteristic), to: value)
         self.apply(output)
         return output.lines.contains { $0.hasPrefix("error:") } ? output.lines : ["ok"]
       case .homeKitGet(let accessory, let characteristic):
-        let output = self.model.homeKitGet(.init(accessory: accessory, characteristic: characteristic))
+        let output = self.state.value.model.homeKitGet(.init(accessory: accessory, characteristic: characteristic))
         self.apply(output)
         return output.lines.contains { $0.hasPrefix("error:") } ? output.lines : ["ok"]
       case .table:
-        return self.model.table()
+        return self.state.value.model.table()
       case .help:
         return ControlCommand.usage
       }
@@ -201,7 +212,7 @@ final class HomebridgeServer: @unchecked Sendable {
   }
 
   func shutdown() {
-    try? serverChannel?.close().wait()
+    try? listener.withLock { $0 }?.close().wait()
     try? group.syncShutdownGracefully()
   }
 }

@@ -2,40 +2,37 @@ import NIOCore
 import NIOHTTP1
 import NIOWebSocket
 
-/// One client's websocket: whole text messages to the server, pings answered, and the
-/// protocol rules the real `ws` server enforces (client frames must be masked).
+/// One client's websocket: whole text messages to the server (NIO's frame aggregator in front
+/// of it joins fragments), pings answered.
 final class WebSocketServerHandler: ChannelInboundHandler {
   typealias InboundIn = WebSocketFrame
   typealias OutboundOut = WebSocketFrame
 
   private let server: HomebridgeServer
   private let client: Int
-  private var fragments: ByteBuffer?
-  private var fragmentsAreText = false
 
   init(server: HomebridgeServer, client: Int) {
     self.server = server
     self.client = client
   }
 
+  /// Joins a fragmented message into one frame, up to the simulator's frame size.
+  static func aggregator() -> NIOWebSocketFrameAggregator {
+    NIOWebSocketFrameAggregator(
+      minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024, maxAccumulatedFrameSize: HomebridgeServer.maxFrameSize
+    )
+  }
+
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let frame = unwrapInboundIn(data)
-    guard frame.maskKey != nil else {
-      server.protocolError(
-        "sent an unmasked frame (RFC 6455 requires clients to mask)", client: client, channel: context.channel)
-      return
-    }
     switch frame.opcode {
-    case .text, .binary:
-      fragmentsAreText = frame.opcode == .text
-      fragments = frame.unmaskedData
-      if frame.fin { deliver(context: context) }
-    case .continuation:
-      guard var buffer = fragments else { return }
-      var more = frame.unmaskedData
-      buffer.writeBuffer(&more)
-      fragments = buffer
-      if frame.fin { deliver(context: context) }
+    case .text:
+      server.received(text: String(buffer: frame.unmaskedData), from: client, channel: context.channel)
+    case .binary:
+      // The real plugin JSON.parses binary messages too; bytes that are not JSON crash it.
+      server.received(
+        text: String(decoding: frame.unmaskedData.readableBytesView, as: UTF8.self), from: client,
+        channel: context.channel)
     case .ping:
       context.writeAndFlush(
         wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
@@ -50,25 +47,14 @@ final class WebSocketServerHandler: ChannelInboundHandler {
     }
   }
 
-  private func deliver(context: ChannelHandlerContext) {
-    guard let buffer = fragments else { return }
-    fragments = nil
-    if fragmentsAreText {
-      server.received(text: String(buffer: buffer), from: client, channel: context.channel)
-    } else {
-      // The real plugin JSON.parses binary messages too; bytes that are not JSON crash it.
-      server.received(
-        text: String(decoding: buffer.readableBytesView, as: UTF8.self), from: client, channel: context.channel)
-    }
-  }
-
   func channelInactive(context: ChannelHandlerContext) {
     server.disconnected(client)
     context.fireChannelInactive()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    server.protocolError("websocket error \(error)", client: client, channel: context.channel)
+    let message = error is MaskedFrameCheck.UnmaskedFrame ? "\(error)" : "websocket error \(error)"
+    server.protocolError(message, client: client, channel: context.channel)
   }
 }
 

@@ -4,7 +4,7 @@ import NIOHTTP1
 /// One HTTP connection to the bridge: collects each request, answers it from the
 /// `SimulatedBridge` after its current latency; over `maxConcurrent` requests in progress
 /// across all connections, answers 503 like an overloaded bridge.
-final class BridgeHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+final class BridgeHTTPHandler: ChannelInboundHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
 

@@ -1,19 +1,20 @@
 import Foundation
 import HueProtocol
 import PatchbayValues
+import Synchronization
 
 /// Appends one JSON line per command the bridge received, flushed at once so tests can read
 /// it while the simulator runs:
 /// `{"t":1732380000.123,"kind":"light","id":"1","body":{"on":true},"outcome":"accepted","errors":0}`.
 /// `t` is seconds since 1970 at arrival; `outcome` is accepted, dropped (over the limit,
 /// answered success), rejected (over the limit, answered 429/503) or invalid (not applied).
-final class CommandRecord: @unchecked Sendable {
-  private let handle: FileHandle?
-  private let lock = NSLock()
+final class CommandRecord: Sendable {
+  /// Held while a line is written, so lines from concurrent requests never interleave.
+  private let file: Mutex<FileHandle?>
 
   init(path: String?) throws {
     guard let path else {
-      handle = nil
+      file = Mutex(nil)
       return
     }
     if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -21,18 +22,15 @@ final class CommandRecord: @unchecked Sendable {
       throw CommandRecordError(description: "cannot open the record file '\(path)' for writing")
     }
     handle.seekToEndOfFile()
-    self.handle = handle
+    file = Mutex(handle)
   }
 
   func append(time: Double, kind: String, id: String, body: JSONValue, outcome: String, errors: Int) {
-    guard let handle else { return }
     let line = JSONValue.sortedObject([
       "t": .number(time), "kind": .string(kind), "id": .string(id), "body": body, "outcome": .string(outcome),
       "errors": .integer(Int64(errors)),
     ]).text
-    lock.lock()
-    defer { lock.unlock() }
-    handle.write(Data((line + "\n").utf8))
+    file.withLock { $0?.write(Data((line + "\n").utf8)) }
   }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import HueProtocol
 import NIOCore
 import NIOPosix
+import SimulatorControl
 
 /// `patchbay-sim hue`: a Hue bridge speaking the v1 REST API over real HTTP, with its
 /// validation, link-button pairing and rate limits, and a record of every command.
@@ -15,7 +16,8 @@ public struct HueCommand: AsyncParsableCommand {
       stdin and from --control PATH, one per line:
       """ + "\n  " + ControlCommand.usage.joined(separator: "\n  "))
 
-  @Option(help: "TCP port of the HTTP server (a real bridge uses 80).") var port: Int = 8000
+  @Option(help: "TCP port of the HTTP server (a real bridge uses 80; 0: one the system chooses).")
+  var port: Int = 8000
   @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
   @Option(help: "How many color lights (ids 1...N).") var lights: Int = 3
   @Option(name: .customLong("group"), help: "A bridge group 'NAME=1,2,3' (repeatable; ids from 1).")
@@ -73,7 +75,7 @@ public struct HueCommand: AsyncParsableCommand {
       "hue bridge simulator listening on http://\(host):\(bound) (\(lights) lights, \(groups.count) groups + group 0; "
         + "\(lightRate) light and \(groupRate) group commands/s, over the limit: \(overLimit))")
     if let control {
-      _ = try ControlSocket.listen(at: control, bridge: bridge, group: eventLoops)
+      _ = try ControlLineServer(path: control, group: eventLoops) { ControlCommand.answer($0, bridge: bridge) }
       say("control socket \(control)")
     }
     if !noStdin {

@@ -10,8 +10,8 @@ import Testing
 /// the healthy instance gets every event, in order, throughout.
 @Suite(.serialized) struct ContainmentTests {
   /// A hub with one hostile instance in `mode`, and a healthy recorder next to it.
-  func startHub(mode: String, marker: String = "", extra: String = "") throws -> HubHarness {
-    let harness = try HubHarness()
+  func startHub(mode: String, marker: String = "", extra: String = "") throws -> HubUnderTest {
+    let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "hostile", source: HostilePlugin.source, defines: ["-lpthread"])
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
@@ -35,19 +35,19 @@ import Testing
   }
 
   /// Sends 1...count into the healthy instance and waits until it recorded all, in order.
-  func expectHealthyGetsEverything(_ harness: HubHarness, from first: Int, count: Int) throws {
+  func expectHealthyGetsEverything(_ harness: HubUnderTest, from first: Int, count: Int) throws {
     for number in first..<(first + count) {
       #expect(try harness.cli("send", "good.seen", String(number)).status == 0)
     }
     let expected = (1..<(first + count)).map { #"{"port":"seen","value":\#($0)}"# }
     try eventually("the healthy instance recorded 1...\(first + count - 1)") {
-      harness.recorded("good.jsonl") == expected
+      harness.lines("good.jsonl") == expected
     }
   }
 
   @Test func aPluginThatClosesItsSocketIsNoticedAndRestarted() throws {
     let harness = try startHub(mode: "close_fds")
-    let hub = harness.hub!
+    let hub = harness.process!
     // Restarted within the hang deadline, and the log says what happened.
     try hub.waitForLine(containing: "[bad] plugin process", within: 30)
     try hub.waitForLine(containing: "[bad] restarting in", within: 30)
@@ -59,7 +59,7 @@ import Testing
 
   @Test func aCreateThatNeverReturnsIsAHang() throws {
     let harness = try startHub(mode: "hang_create")
-    let hub = harness.hub!
+    let hub = harness.process!
     try hub.waitForLine(containing: "while starting (create() or start() has not returned)", within: 60)
     try hub.waitForLine(containing: "[bad] restarting in", within: 30)
     try expectHealthyGetsEverything(harness, from: 1, count: 10)
@@ -72,7 +72,7 @@ import Testing
     return entries.compactMap(Int32.init).filter { pid in
       guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
       let variables = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-      return variables.contains("HOSTILE_MARKER=\(marker)") && HubHarness.isAlive(pid)
+      return variables.contains("HOSTILE_MARKER=\(marker)") && HubUnderTest.isAlive(pid)
     }
   }
 
@@ -93,15 +93,15 @@ import Testing
     let killMarker = "kill-\(UUID().uuidString)"
     harness = try startHub(mode: "fork", marker: killMarker)
     try eventually("the escaped child runs") { Self.marked(killMarker).count == 1 }
-    harness.hub!.signal(SIGKILL)
-    try eventually("no escaped child after the hub was SIGKILLed; output:\n\(harness.hub!.output)") {
+    harness.process!.signal(SIGKILL)
+    try eventually("no escaped child after the hub was SIGKILLed; output:\n\(harness.process!.output)") {
       Self.marked(killMarker).isEmpty
     }
   }
 
   @Test func aFloodOfBadValuesIsCountedNotLogged() throws {
     let harness = try startHub(mode: "flood")
-    let hub = harness.hub!
+    let hub = harness.process!
     // 1,000 invalid UTF-8 texts and 1,000 texts over 4096 bytes: 2,000 refusals.
     try eventually("2,000 refusals counted", within: 60) {
       (try harness.instanceStatus("bad")?["refusals"] as? Int) == 2000
@@ -119,7 +119,7 @@ import Testing
 
   @Test func publishingAfterStopIsRefusedQuietly() throws {
     let harness = try startHub(mode: "publish_after_stop")
-    let hub = harness.hub!
+    let hub = harness.process!
     #expect(try harness.cli("restart", "bad").status == 0)
     try hub.waitForLine(containing: "[bad] running", within: 30)
     try expectHealthyGetsEverything(harness, from: 1, count: 5)
@@ -133,7 +133,7 @@ import Testing
   @Test func aPluginThatExitsZeroInReceiveIsAFailureNotASuccess() throws {
     // Transient: a normal end would not be restarted; exit() inside receive() is not normal.
     let harness = try startHub(mode: "exit_in_receive", extra: "restart = \"transient\"")
-    let hub = harness.hub!
+    let hub = harness.process!
     try hub.waitForLine(containing: "[bad] running", within: 30)
     #expect(try harness.cli("send", "bad.poke", "trigger").status == 0)
     try hub.waitForLine(containing: "exited with code 70", within: 30)
@@ -146,7 +146,7 @@ import Testing
     for (define, expected) in [
       ("-DSIZE_ZERO", "descriptor size 0 is smaller than"), ("-DNULL_CREATE", "leaves create NULL"),
     ] {
-      let harness = try HubHarness()
+      let harness = try HubUnderTest("patchbay-it")
       try harness.compileCPlugin(name: "hostile", source: HostilePlugin.source, defines: [define, "-lpthread"])
       try harness.writeConfig(
         """
@@ -157,14 +157,5 @@ import Testing
       #expect(check.status != 0)
       #expect(check.output.contains(expected), "\(check.output)")
     }
-  }
-}
-
-extension HubHarness {
-  /// One instance's entry of `patchbay status --json`.
-  func instanceStatus(_ name: String) throws -> [String: Any]? {
-    let output = try cli("status", "--json", "--socket", socketPath).output
-    let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-    return (json?["instances"] as? [[String: Any]])?.first { $0["name"] as? String == name }
   }
 }

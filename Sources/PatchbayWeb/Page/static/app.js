@@ -1,0 +1,334 @@
+// The dashboard's script: plain JavaScript, no framework. It reads the JSON API, follows the live
+// stream (server-sent events), draws the routes as SVG, and retries with back-off while the hub (or
+// patchbay-web) cannot be reached.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const state = { csrf: "", csrfHeader: "X-Patchbay-CSRF", ports: new Map(), routes: [], hubUp: null,
+  retryDelay: 1000, retryTimer: null, refreshTimer: null, portsKey: "" };
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+function svg(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  return node;
+}
+
+class HubDown extends Error {}
+
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", headers: {} };
+  if (options.body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.headers[state.csrfHeader] = state.csrf;
+    init.body = JSON.stringify(options.body);
+  } else if (options.post) {
+    init.method = "POST";
+    init.headers[state.csrfHeader] = state.csrf;
+  }
+  let response;
+  try { response = await fetch(path, init); } catch (e) { throw new HubDown("patchbay-web is not reachable"); }
+  if (response.status === 401) { location.href = "/login"; throw new Error("login needed"); }
+  const data = await response.json().catch(() => ({}));
+  if (response.status === 503) throw new HubDown(data.error || "the hub is not reachable");
+  if (!response.ok) throw new Error(data.message || data.error || ("HTTP " + response.status));
+  return data;
+}
+
+function setHub(up, why) {
+  state.hubUp = up;
+  const badge = $("hub-state");
+  badge.textContent = up ? "hub up" : "hub down";
+  badge.className = "badge " + (up ? "up" : "down");
+  const banner = $("banner");
+  if (up) { banner.hidden = true; banner.textContent = ""; }
+  else { banner.hidden = false; banner.textContent = why; }
+}
+
+function scheduleRetry(error) {
+  const seconds = Math.round(state.retryDelay / 100) / 10;
+  setHub(false, error.message + ": retrying in " + seconds + " s");
+  clearTimeout(state.retryTimer);
+  state.retryTimer = setTimeout(refreshAll, state.retryDelay);
+  state.retryDelay = Math.min(state.retryDelay * 2, 30000);
+}
+
+async function refreshAll() {
+  try {
+    const session = await api("/api/session");
+    state.csrf = session.csrf; state.csrfHeader = session.csrfHeader;
+    const [status, ports, routes, scenes] = await Promise.all(
+      [api("/api/status"), api("/api/ports"), api("/api/routes"), api("/api/scenes")]);
+    state.retryDelay = 1000;
+    setHub(true);
+    renderStatus(status);
+    renderPorts(ports.ports);
+    renderRoutes(routes, status.instances);
+    renderScenes(scenes.scenes);
+    await refreshLog();
+    clearTimeout(state.refreshTimer);
+    state.refreshTimer = setTimeout(refreshPeriodic, 5000);
+  } catch (error) {
+    if (error instanceof HubDown) scheduleRetry(error); else showError(error);
+  }
+}
+
+async function refreshPeriodic() {
+  try {
+    const [status, scenes] = await Promise.all([api("/api/status"), api("/api/scenes")]);
+    setHub(true);
+    renderStatus(status);
+    renderScenes(scenes.scenes);
+    const ports = await api("/api/ports");
+    const key = ports.ports.map((p) => p.address).join(",");
+    if (key !== state.portsKey) { await refreshAll(); return; }
+    await refreshLog();
+    state.refreshTimer = setTimeout(refreshPeriodic, 5000);
+  } catch (error) {
+    if (error instanceof HubDown) scheduleRetry(error); else { showError(error); state.refreshTimer = setTimeout(refreshPeriodic, 5000); }
+  }
+}
+
+function showError(error) {
+  const banner = $("banner");
+  banner.hidden = false;
+  banner.textContent = error.message;
+  setTimeout(() => { if (state.hubUp) banner.hidden = true; }, 6000);
+}
+
+function duration(seconds) {
+  if (seconds === undefined || seconds === null) return "-";
+  if (seconds < 60) return Math.floor(seconds) + " s";
+  if (seconds < 3600) return Math.floor(seconds / 60) + " min";
+  if (seconds < 86400) return (seconds / 3600).toFixed(1) + " h";
+  return (seconds / 86400).toFixed(1) + " d";
+}
+
+function renderStatus(status) {
+  $("hub-info").textContent = "v" + status.hub.version + " · pid " + status.hub.pid + " · up " + duration(status.hub.uptimeSeconds);
+  const box = $("instances");
+  box.replaceChildren(...status.instances.map((i) => el("div", { class: "card instance", "data-instance": i.name },
+    el("h3", {}, el("span", { class: "name" }, i.name), el("span", { class: "state state-" + i.state }, i.state)),
+    el("dl", {},
+      el("dt", {}, "plugin"), el("dd", {}, i.plugin),
+      el("dt", {}, "pid"), el("dd", {}, i.pid ?? "-"),
+      el("dt", {}, "uptime"), el("dd", {}, duration(i.uptimeSeconds)),
+      el("dt", {}, "restarts"), el("dd", {}, i.restarts),
+      el("dt", {}, "last exit"), el("dd", {}, i.lastExit ?? "-"),
+      el("dt", {}, "in / out"), el("dd", {}, i.messagesIn + " / " + i.messagesOut),
+      el("dt", {}, "queue"), el("dd", {}, i.queueDepth),
+      el("dt", {}, "drops"), el("dd", {}, i.drops),
+      el("dt", {}, "waits"), el("dd", {}, i.backPressureWaits),
+      el("dt", {}, "refusals"), el("dd", {}, i.refusals),
+      i.peer ? el("dt", {}, "peer") : null, i.peer ? el("dd", {}, i.peer) : null,
+      i.failure ? el("dt", {}, "failure") : null, i.failure ? el("dd", { class: "error" }, i.failure) : null),
+    el("button", { class: "restart", onclick: () => restart(i.name) }, "Restart"))));
+  const select = $("log-instance");
+  const chosen = select.value;
+  select.replaceChildren(el("option", { value: "" }, "all"),
+    ...["hub", ...status.instances.map((i) => i.name)].map((n) => el("option", { value: n }, n)));
+  select.value = chosen;
+}
+
+async function restart(name) {
+  try { await api("/api/restart", { body: { instance: name } }); setTimeout(refreshPeriodic, 500); }
+  catch (error) { showError(error); }
+}
+
+async function send(address, value) {
+  try { await api("/api/send", { body: { address, value: String(value) } }); }
+  catch (error) { showError(error); }
+}
+
+function hexToHSB(hex) {
+  const r = parseInt(hex.slice(1, 3), 16) / 255, g = parseInt(hex.slice(3, 5), 16) / 255, b = parseInt(hex.slice(5, 7), 16) / 255;
+  const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+  let h = 0;
+  if (d) h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  h = Math.round((h * 60 + 360) % 360);
+  return { hue: h, saturation: Math.round(max ? (d / max) * 100 : 0), brightness: Math.round(max * 100) };
+}
+
+function control(port) {
+  if (port.direction !== "input") return null;
+  const a = port.address;
+  switch (port.type) {
+    case "bool": {
+      const box = el("input", { type: "checkbox", "aria-label": "toggle " + a });
+      box.checked = port.value === "true";
+      box.addEventListener("change", () => send(a, box.checked ? "true" : "false"));
+      return el("label", { class: "control" }, box, "on");
+    }
+    case "integer": case "number": {
+      const range = el("input", { type: "range", min: 0, max: 100, step: port.type === "integer" ? 1 : 0.5, "aria-label": "set " + a });
+      if (port.value !== undefined && !isNaN(Number(port.value))) range.value = Number(port.value);
+      range.addEventListener("change", () => send(a, range.value));
+      return el("span", { class: "control" }, range);
+    }
+    case "color": {
+      const pick = el("input", { type: "color", "aria-label": "color of " + a });
+      pick.addEventListener("change", () => send(a, JSON.stringify(hexToHSB(pick.value))));
+      return el("span", { class: "control" }, pick);
+    }
+    case "light": {
+      const on = el("input", { type: "checkbox", "aria-label": "light " + a });
+      on.addEventListener("change", () => send(a, JSON.stringify({ on: on.checked })));
+      const level = el("input", { type: "range", min: 0, max: 100, step: 1, "aria-label": "brightness of " + a });
+      level.addEventListener("change", () => send(a, JSON.stringify({ on: true, brightness: Number(level.value) })));
+      const pick = el("input", { type: "color", "aria-label": "color of " + a });
+      pick.addEventListener("change", () => send(a, JSON.stringify({ on: true, color: hexToHSB(pick.value) })));
+      return el("span", { class: "control" }, el("label", {}, on, "on"), level, pick);
+    }
+    case "trigger":
+      return el("span", { class: "control" }, el("button", { onclick: () => send(a, "trigger") }, "Trigger"));
+    case "button":
+      return el("span", { class: "control" }, ...["click", "double_click", "hold"].map((action) =>
+        el("button", { onclick: () => send(a, action) }, action.replace("_", " "))));
+    default: {
+      const input = el("input", { type: "text", size: 10, "aria-label": "text for " + a });
+      input.addEventListener("keydown", (e) => { if (e.key === "Enter") send(a, input.value); });
+      return el("span", { class: "control" }, input);
+    }
+  }
+}
+
+function renderPorts(ports) {
+  state.ports.clear();
+  state.portsKey = ports.map((p) => p.address).join(",");
+  const rows = ports.map((port) => {
+    const value = el("td", { class: "value", "data-address": port.address }, port.value ?? "–");
+    state.ports.set(port.address, value);
+    return el("tr", {}, el("td", {}, port.address),
+      el("td", { class: "type" }, port.type + " " + port.kind + (port.direction === "input" ? " in" : " out")),
+      value, el("td", {}, control(port)));
+  });
+  $("ports").replaceChildren(el("table", {},
+    el("thead", {}, el("tr", {}, el("th", {}, "port"), el("th", { class: "type" }, "type"), el("th", {}, "value"), el("th", {}, "set"))),
+    el("tbody", {}, ...rows)));
+}
+
+// Routes: instances as boxes in columns by their distance from a source, routes as arrows.
+function renderRoutes(data, instances) {
+  state.routes = data.routes;
+  const names = new Set(instances.map((i) => i.name));
+  const instanceOf = (address) => address.split(".")[0];
+  for (const r of data.routes) { names.add(instanceOf(r.from)); r.targets.forEach((t) => names.add(instanceOf(t))); }
+  const depth = new Map([...names].map((n) => [n, 0]));
+  for (let pass = 0; pass < names.size; pass++) {
+    for (const r of data.routes) for (const t of r.targets) {
+      const from = instanceOf(r.from), to = instanceOf(t);
+      if (from !== to && depth.get(to) < depth.get(from) + 1 && depth.get(from) + 1 < names.size) depth.set(to, depth.get(from) + 1);
+    }
+  }
+  const columns = [];
+  for (const [name, d] of depth) (columns[d] = columns[d] || []).push(name);
+  const W = 150, H = 36, GX = 110, GY = 34, pos = new Map();
+  columns.forEach((col, x) => col.sort().forEach((name, y) => pos.set(name, { x: 10 + x * (W + GX), y: 10 + y * (H + GY) })));
+  const width = 20 + columns.length * (W + GX) - GX, height = 60 + Math.max(1, ...columns.map((c) => c.length)) * (H + GY) - GY;
+  const graph = $("graph");
+  graph.replaceChildren();
+  graph.setAttribute("viewBox", "0 0 " + width + " " + height);
+  graph.setAttribute("width", width); graph.setAttribute("height", height);
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }));
+  defs.append(marker); graph.append(defs);
+  data.routes.forEach((route, index) => route.targets.forEach((target, t) => {
+    const a = pos.get(instanceOf(route.from)), b = pos.get(instanceOf(target));
+    let d;
+    if (a === b) d = `M ${a.x + W - 20} ${a.y + H} C ${a.x + W} ${a.y + H + 40}, ${a.x + 20} ${a.y + H + 40}, ${a.x + 20} ${a.y + H}`;
+    else if (b.x > a.x) d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + GX / 2} ${a.y + H / 2}, ${b.x - GX / 2} ${b.y + H / 2}, ${b.x} ${b.y + H / 2}`;
+    else d = `M ${a.x + W / 2} ${a.y} C ${a.x + W / 2} ${a.y - 40}, ${b.x + W / 2} ${b.y - 40}, ${b.x + W / 2} ${b.y}`;
+    const path = svg("path", { d, class: "edge", "marker-end": "url(#arrow)", "data-from": route.from, id: "edge-" + index + "-" + t });
+    const title = svg("title");
+    title.textContent = route.from + " → " + target + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "") + (route.drops ? ", " + route.drops + " dropped" : "");
+    path.append(title);
+    graph.append(path);
+  }));
+  for (const [name, p] of pos) {
+    const g = svg("g", { class: "node", "data-instance": name });
+    g.append(svg("rect", { x: p.x, y: p.y, width: W, height: H }));
+    const text = svg("text", { x: p.x + 10, y: p.y + H / 2 + 5 });
+    text.textContent = name;
+    g.append(text); graph.append(g);
+  }
+  $("inactive-routes").replaceChildren(...(data.inactive || []).map((line) => el("li", {}, line)));
+}
+
+// A value leaving a port flashes every arrow it flows along, with a dot travelling on it.
+function flow(address) {
+  for (const path of document.querySelectorAll("#graph .edge")) {
+    if (path.getAttribute("data-from") !== address) continue;
+    path.classList.add("flow");
+    setTimeout(() => path.classList.remove("flow"), 700);
+    const dot = svg("circle", { r: 5, class: "pulse" });
+    const motion = svg("animateMotion", { dur: "0.7s", repeatCount: "1", path: path.getAttribute("d"), fill: "freeze" });
+    dot.append(motion);
+    $("graph").append(dot);
+    if (motion.beginElement) motion.beginElement();
+    setTimeout(() => dot.remove(), 750);
+  }
+}
+
+function renderScenes(scenes) {
+  $("scenes").replaceChildren(...(scenes.length ? scenes.map((s) => el("li", { "data-scene": s.name },
+    el("span", {}, el("strong", {}, s.name), " ", el("span", { class: "muted" }, s.ports + " ports · activated " + s.activations + "×")),
+    el("button", { onclick: () => activate(s.name) }, "Activate"))) : [el("li", { class: "muted" }, "no scenes")]));
+}
+
+async function activate(name) {
+  try { await api("/api/scenes/" + encodeURIComponent(name) + "/activate", { post: true }); setTimeout(refreshPeriodic, 300); }
+  catch (error) { showError(error); }
+}
+
+async function refreshLog() {
+  const query = new URLSearchParams({ lines: "300", instance: $("log-instance").value, level: $("log-level").value });
+  const data = await api("/api/log?" + query);
+  const box = $("log");
+  const atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
+  box.replaceChildren(...data.lines.map((l) => el("div", { class: l.level }, l.time + " " + l.level + " [" + l.label + "] " + l.message)));
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function follow() {
+  const events = new EventSource("/api/events");
+  events.addEventListener("value", (event) => {
+    const line = event.data, space = line.indexOf(" ");
+    if (space < 0) return;
+    const address = line.slice(0, space), value = line.slice(space + 1);
+    const cell = state.ports.get(address);
+    if (cell) { cell.textContent = value; cell.classList.remove("changed"); void cell.offsetWidth; cell.classList.add("changed"); }
+    flow(address);
+  });
+  events.addEventListener("hub", (event) => {
+    if (event.data === "up" && state.hubUp !== true) refreshAll();
+    if (event.data === "down") setHub(false, "the hub is not reachable: patchbay-web keeps trying");
+  });
+  // A stream that ends is reopened by the browser (CONNECTING): normal, patchbay-web ends each
+  // one after a while. Only a closed stream is a failure; then start a new one with back-off.
+  events.addEventListener("error", () => {
+    if (events.readyState !== EventSource.CLOSED) return;
+    setHub(false, "lost the live stream from patchbay-web: reconnecting");
+    setTimeout(follow, state.retryDelay);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("log-instance").addEventListener("change", () => refreshLog().catch(showError));
+  $("log-level").addEventListener("change", () => refreshLog().catch(showError));
+  refreshAll();
+  follow();
+});
