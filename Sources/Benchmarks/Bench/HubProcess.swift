@@ -9,13 +9,22 @@ final class HubProcess {
   var socket: String { directory + "/control.sock" }
   var pid: Int32 { process.pid }
 
-  /// Writes `config` (after the common `[hub]` section) and starts the hub.
-  init(tools: BenchTools, directory: String, config: String) throws {
+  /// Writes `config` (after the common `[hub]` section) and starts the hub; `wrapper` runs it
+  /// under another program (valgrind), with `environment` added.
+  init(
+    tools: BenchTools, directory: String, config: String, wrapper: [String] = [], hub: String? = nil,
+    environment: [String: String] = [:]
+  ) throws {
     self.directory = directory
     let file = directory + "/patchbay.toml"
     try (tools.hubSection(directory: directory) + config).write(toFile: file, atomically: false, encoding: .utf8)
-    process = try Subprocess(tools.patchbay, ["run", "--config", file], log: directory + "/hub.log")
+    let command = wrapper + [hub ?? tools.patchbay, "run", "--config", file]
+    process = try Subprocess(
+      command[0], Array(command.dropFirst()), log: directory + "/hub.log", environment: environment)
   }
+
+  /// The hub's log so far (standard error).
+  var log: String { (try? String(contentsOfFile: directory + "/hub.log", encoding: .utf8)) ?? "" }
 
   /// The hub's answer to `status`, or nil while its control socket is not up yet.
   func status() -> HubStatus? {
