@@ -58,7 +58,9 @@ enum ProcessStats {
   /// The `count` mappings (by file name, or [heap], [anon]) with the most resident memory, in
   /// MiB, from /proc/PID/smaps: what a process's RSS is made of.
   static func largestMappings(_ pid: Int32, count: Int = 5) -> [(name: String, rss: Double)] {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8) else { return [] }
+    // Read to the end: /proc files report size 0, and smaps is larger than one read.
+    guard let data = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps")?.readDataToEndOfFile() else { return [] }
+    let text = String(decoding: data, as: UTF8.self)
     var byName: [String: Double] = [:]
     var current = "[anon]"
     for line in text.split(separator: "\n") {
