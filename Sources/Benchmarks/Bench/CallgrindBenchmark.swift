@@ -46,15 +46,14 @@ struct CallgrindBenchmark {
       environment: ["LD_PRELOAD": tools.callgrindShim, "PATCHBAY_PLUGIN_HOST": tools.pluginHost])
     defer { hub.stop() }
     try hub.waitUntilRunning(within: 300, interval: 100_000)
-    try Self.check(Subprocess.run("/usr/bin/callgrind_control", ["-z", String(hub.pid)]), "callgrind_control -z")
+    try Self.check(Self.control("-z", hub.pid), "callgrind_control -z")
     try hub.send("src.go", "trigger")
     try waitFor("\(messages) messages through the hub under callgrind", within: 600, interval: 100_000) {
       FileManager.default.fileExists(atPath: file)
     }
-    try Self.check(Subprocess.run("/usr/bin/callgrind_control", ["-d", String(hub.pid)]), "callgrind_control -d")
-    let dump = output + ".1"
-    try waitFor("callgrind's dump \(dump)", within: 60, interval: 100_000) { Self.total(dump) != nil }
-    return (Double(Self.total(dump)!) / Double(2 * messages), Self.top(dump))
+    try Self.check(Self.control("-d", hub.pid), "callgrind_control -d")
+    let profile = try Self.dump(output + ".1")
+    return (Double(profile.total ?? 0) / Double(2 * messages), profile.top(6))
   }
 
   /// The C relay's own function only (`--toggle-collect`): what it executes per frame.
@@ -67,7 +66,7 @@ struct CallgrindBenchmark {
       ])
     try Self.check(result, "relay-probe under callgrind")
     let pid = ProbeRecord(text: result.output)["relay_pid"]
-    guard let total = Self.total("\(directory)/relay.\(pid)") else {
+    guard let total = CallgrindProfile(path: "\(directory)/relay.\(pid)")?.total else {
       throw BenchError("no callgrind output for the relay (pid \(pid))")
     }
     return Double(total) / Double(2 * messages)
@@ -80,71 +79,30 @@ struct CallgrindBenchmark {
     let broker = try MosquittoBroker(
       directory: directory, wrapper: [Self.valgrind, "--tool=callgrind", "--callgrind-out-file=\(output)"])
     defer { broker.stop() }
-    try Self.check(Subprocess.run("/usr/bin/callgrind_control", ["-z", String(broker.pid)]), "callgrind_control -z")
+    try Self.check(Self.control("-z", broker.pid), "callgrind_control -z")
     try Self.check(
       Subprocess.run(probe, [String(broker.port), String(messages), directory + "/mqtt-latencies"]), "mqtt-probe")
-    try Self.check(Subprocess.run("/usr/bin/callgrind_control", ["-d", String(broker.pid)]), "callgrind_control -d")
-    let dump = output + ".1"
-    try waitFor("callgrind's dump \(dump)", within: 60, interval: 100_000) { Self.total(dump) != nil }
-    return Double(Self.total(dump)!) / Double(2 * messages)
+    try Self.check(Self.control("-d", broker.pid), "callgrind_control -d")
+    return Double(try Self.dump(output + ".1").total ?? 0) / Double(2 * messages)
+  }
+
+  /// `callgrind_control -z` (zero the counters) or `-d` (dump them), bounded in time: it talks
+  /// to valgrind's gdbserver, which a process of another user does not answer.
+  private static func control(_ option: String, _ pid: Int32) throws -> (status: Int32, output: String) {
+    try Subprocess.run("/usr/bin/timeout", ["60", "/usr/bin/callgrind_control", option, String(pid)])
+  }
+
+  /// The dump callgrind_control asked for, once valgrind has written all of it.
+  private static func dump(_ path: String) throws -> CallgrindProfile {
+    var profile: CallgrindProfile?
+    try waitFor("callgrind's dump \(path)", within: 60, interval: 100_000) {
+      profile = CallgrindProfile(path: path)
+      return profile?.total != nil
+    }
+    return profile!
   }
 
   private static func check(_ result: (status: Int32, output: String), _ what: String) throws {
     guard result.status == 0 else { throw BenchError("\(what) failed: \(result.output)") }
-  }
-
-  /// The `totals:` line of a callgrind output file (instructions, Ir).
-  static func total(_ path: String) -> UInt64? {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-    for line in text.split(separator: "\n") where line.hasPrefix("totals:") {
-      return line.split(separator: " ").dropFirst().first.flatMap { UInt64($0) }
-    }
-    return nil
-  }
-
-  /// The top functions by self cost, from callgrind_annotate, demangled where swift-demangle is
-  /// at hand: where the hub's instructions go.
-  static func top(_ path: String, count: Int = 6) -> [(String, Double)] {
-    guard let annotated = try? Subprocess.run("/usr/bin/callgrind_annotate", ["--inclusive=no", path]) else {
-      return []
-    }
-    // Lines like "1,234,567 (12.34%)  ???:$sSymbol [/path/lib.so]".
-    var rows: [(String, Double)] = []
-    for line in annotated.output.split(separator: "\n") {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      guard let open = trimmed.firstIndex(of: "("), let percent = trimmed.firstIndex(of: "%"), open < percent,
-        let share = Double(trimmed[trimmed.index(after: open)..<percent]),
-        let colon = trimmed.range(of: ":", range: percent..<trimmed.endIndex)
-      else { continue }
-      var name = String(trimmed[colon.upperBound...])
-      if let library = name.range(of: " [", options: .backwards) {
-        name =
-          String(name[..<library.lowerBound]) + " ("
-          + (name[library.upperBound...].split(separator: "/").last.map {
-            String($0.dropLast())
-          } ?? "") + ")"
-      }
-      if name.hasPrefix("PROGRAM TOTALS") || trimmed.contains("PROGRAM TOTALS") { continue }
-      rows.append((name, share))
-      if rows.count == count { break }
-    }
-    return demangled(rows)
-  }
-
-  private static func demangled(_ rows: [(String, Double)]) -> [(String, Double)] {
-    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-    guard
-      let demangler = (paths + ["/opt/swift/usr/bin"]).map({ $0 + "/swift-demangle" }).first(where: {
-        FileManager.default.isExecutableFile(atPath: $0)
-      })
-    else { return rows }
-    return rows.map { name, share in
-      let symbol = String(name.prefix { $0 != " " })
-      guard symbol.hasPrefix("$s"),
-        let result = try? Subprocess.run(demangler, ["--simplified", "--compact", symbol]), result.status == 0
-      else { return (name, share) }
-      let readable = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
-      return (String(readable.prefix(90)) + name.dropFirst(symbol.count), share)
-    }
   }
 }

@@ -17,7 +17,10 @@ final class MosquittoBroker {
   init(directory: String, wrapper: [String] = []) throws {
     port = Self.freePort()
     let config = directory + "/mosquitto.conf"
-    try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n"
+    // Under valgrind the broker keeps our user: started as root it would switch to the
+    // mosquitto user, and callgrind_control (as root) could no longer reach it.
+    let user = wrapper.isEmpty ? "" : getpwuid(geteuid()).map { "user \(String(cString: $0.pointee.pw_name))\n" } ?? ""
+    try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n\(user)"
       .write(toFile: config, atomically: false, encoding: .utf8)
     let command = wrapper + [Self.executable, "-c", config]
     process = try Subprocess(command[0], Array(command.dropFirst()), log: directory + "/mosquitto.log")

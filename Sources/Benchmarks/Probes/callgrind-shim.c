@@ -26,13 +26,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The hub's children (plugin hosts, the TOML check) run natively, without this library. */
-__attribute__((constructor)) static void forget_preload(void) { unsetenv("LD_PRELOAD"); }
-
 int _dispatch_get_main_queue_handle_4CF(void);
 void _dispatch_main_queue_callback_4CF(void *);
 
 void dispatch_main(void) {
+  /* The hub's children (plugin hosts, the TOML check) run natively, without this library. Not
+   * in a constructor: valgrind's launcher loads this library too and would drop it before it
+   * starts the hub. Everything the hub does runs after this call. */
+  unsetenv("LD_PRELOAD");
   int fd = _dispatch_get_main_queue_handle_4CF();
   for (;;) {
     struct pollfd p = {fd, POLLIN, 0};
