@@ -18,8 +18,11 @@ final class MosquittoBroker {
     port = Self.freePort()
     let config = directory + "/mosquitto.conf"
     // Under valgrind the broker keeps our user: started as root it would switch to the
-    // mosquitto user, and callgrind_control (as root) could no longer reach it.
-    let user = wrapper.isEmpty ? "" : getpwuid(geteuid()).map { "user \(String(cString: $0.pointee.pw_name))\n" } ?? ""
+    // mosquitto user, and callgrind_control (as root) could no longer reach it. And it
+    // publishes no $SYS statistics every 10 s, which would land in some counts and not others.
+    let user =
+      wrapper.isEmpty
+      ? "" : (getpwuid(geteuid()).map { "user \(String(cString: $0.pointee.pw_name))\n" } ?? "") + "sys_interval 0\n"
     try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n\(user)"
       .write(toFile: config, atomically: false, encoding: .utf8)
     let command = wrapper + [Self.executable, "-c", config]
