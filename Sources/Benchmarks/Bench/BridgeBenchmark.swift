@@ -3,8 +3,10 @@ import Foundation
 /// Figure 9 (issue 14): a value leaving the hub for MQTT. bench-probe -> hub -> mqtt plugin
 /// instance -> mosquitto -> a libmosquitto C subscriber, against a libmosquitto publisher ->
 /// mosquitto -> the same subscriber, in the same run, on the run's broker. QoS 0 on both sides:
-/// with QoS 1 the ping-pong stalls on TCP's delayed acknowledgements (neither libmosquitto nor
-/// the plugin sets TCP_NODELAY), which would measure the kernel's 40 ms timer, not the bridge.
+/// with QoS 1 a ping-pong waits for Nagle's algorithm and delayed acknowledgements (200 round
+/// trips of the raw probe took 17.6 s here; 33 ms with TCP_NODELAY on the clients and
+/// `set_tcp_nodelay true` on the broker, neither alone helps), which would measure the kernel's
+/// timers, not the bridge.
 struct BridgeBenchmark {
   struct Result {
     var hub: [UInt64]
