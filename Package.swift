@@ -64,14 +64,23 @@ let package = Package(
     .target(
       name: "PatchbayWire", dependencies: ["PatchbayValues"], path: "Sources/PatchbayWire",
       swiftSettings: strict),
-    // The hub: config, routes and transforms, plugin processes, supervisor, control socket.
+    // The hub's core, without a process or a socket: config, routes and transforms, scenes,
+    // the supervisor and inboxes over `PluginChannel`, retained values, the hub itself.
     .target(
-      name: "PatchbayHub",
+      name: "PatchbayCore",
       dependencies: [
-        "PatchbayValues", "PatchbayWire", "CProcessControl",
+        "PatchbayValues", "PatchbayWire",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
         .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/PatchbayCore", swiftSettings: strict),
+    // The hub's I/O: plugin-host processes, the control socket, systemd, logging to stderr.
+    .target(
+      name: "PatchbayHub",
+      dependencies: [
+        "PatchbayCore", "PatchbayValues", "PatchbayWire", "CProcessControl",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/PatchbayHub", swiftSettings: strict),
     .executableTarget(
@@ -281,7 +290,7 @@ let package = Package(
     .testTarget(
       name: "PatchbayWireTests", dependencies: ["PatchbayWire", "PatchbayValues"], swiftSettings: strict),
     .testTarget(
-      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire"],
+      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire"],
       swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
@@ -318,6 +327,9 @@ let package = Package(
       dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
+    // `patchbay plugin test` on fixtures that each break one ABI rule (compiled with gcc) and on the bundled plugins.
+    .testTarget(
+      name: "ConformanceTests", dependencies: ["PatchbayTestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
   ]

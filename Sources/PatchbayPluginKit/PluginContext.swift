@@ -7,7 +7,7 @@ import PatchbayCValues
 
 /// What the hub gives an instance: its name and config, port declaration, publishing,
 /// logging, timers and a state directory. Safe to use from any thread (see each method).
-public final class PluginContext: @unchecked Sendable {
+public final class PluginContext: @unchecked Sendable {  // C boundary: the host API pointers, thread-safe by the ABI.
   public let instanceName: String
   /// The instance's config section as a JSON object (the hub's own keys removed).
   public let configJSON: String
@@ -111,7 +111,7 @@ public final class PluginContext: @unchecked Sendable {
   }
 }
 
-final class TimerBox: @unchecked Sendable {
+final class TimerBox: Sendable {
   let body: @Sendable () -> Void
   init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

@@ -16,6 +16,8 @@ import PatchbayCValues
 /// ```
 /// One plugin type per library; the descriptor is built once and lives as long as the process.
 public enum PluginExport {
+  // The C ABI calls describe once, from the host's loading thread, before any other callback:
+  // written once before any reader exists, read-only after (the ABI's rule, not a lock's).
   nonisolated(unsafe) static var factory: ((PluginContext) throws -> any PatchbayPlugin)?
   nonisolated(unsafe) static var cached: UnsafeMutablePointer<pb_plugin_descriptor>?
 

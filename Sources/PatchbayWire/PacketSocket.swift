@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -5,15 +7,15 @@
 /// One end of a Unix SOCK_SEQPACKET socket: message boundaries are kept by the kernel, so one
 /// `send` is one frame. Sends from several threads are safe (each is atomic); `receive` is
 /// called by one reader thread at a time (it reuses one buffer).
-public final class PacketSocket: @unchecked Sendable {
+public final class PacketSocket: Sendable {
   public let descriptor: Int32
   /// Allocated once: a fresh zeroed 64 KiB array per frame was the hub's largest cost per
   /// message (docs/BENCHMARKS.md).
-  private var receiveBuffer: UnsafeMutableRawBufferPointer?
+  private let receiveBuffer = Mutex<UnsafeMutableRawBufferPointer?>(nil)
 
   public init(descriptor: Int32) { self.descriptor = descriptor }
 
-  deinit { receiveBuffer?.deallocate() }
+  deinit { receiveBuffer.withLock { $0?.deallocate() } }
 
   /// A connected pair, close-on-exec.
   public static func pair() throws(SocketError) -> (PacketSocket, PacketSocket) {
@@ -33,12 +35,18 @@ public final class PacketSocket: @unchecked Sendable {
 
   /// Blocks for the next frame.
   public func receive(limit: Int = WireProtocol.maximumFrameBytes) -> ReceiveResult {
-    if let existing = receiveBuffer, existing.count < limit + 1 {
-      existing.deallocate()
-      receiveBuffer = nil
+    receiveBuffer.withLock { receiveBuffer in
+      if let existing = receiveBuffer, existing.count < limit + 1 {
+        existing.deallocate()
+        receiveBuffer = nil
+      }
+      let buffer = receiveBuffer ?? .allocate(byteCount: limit + 1, alignment: 8)
+      receiveBuffer = buffer
+      return receive(into: buffer, limit: limit)
     }
-    let buffer = receiveBuffer ?? .allocate(byteCount: limit + 1, alignment: 8)
-    receiveBuffer = buffer
+  }
+
+  private func receive(into buffer: UnsafeMutableRawBufferPointer, limit: Int) -> ReceiveResult {
     while true {
       let count = recv(descriptor, buffer.baseAddress, limit + 1, Int32(MSG_TRUNC))
       if count > 0 {

@@ -3,6 +3,7 @@ import Dispatch
 import PatchbayCValues
 import PatchbayValues
 import PatchbayWire
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -10,40 +11,66 @@ import PatchbayWire
 
 /// One plugin instance inside this process: the host services table the plugin calls, and
 /// the plugin context (a serial queue) that runs every plugin callback one at a time.
-final class HostRuntime: @unchecked Sendable {
-  enum Phase: Int { case empty, creating, created, started, stopping, stopped }
+final class HostRuntime: Sendable {
+  enum Phase: Int {
+    case empty, creating, created, started, stopping, stopped
+
+    /// When a call came, for messages: "before start()", "after stop() returned".
+    var when: String {
+      switch self {
+      case .empty: "before create()"
+      case .creating: "during create()"
+      case .created: "after create(), before start()"
+      case .started: "after start()"
+      case .stopping: "during stop()"
+      case .stopped: "after stop() returned"
+      }
+    }
+  }
+
+  /// What the plugin's threads and the plugin context share: one lock over all of it.
+  private struct Shared {
+    var phase = Phase.empty
+    var ports: [PortDescriptor] = []
+    var config = InstanceConfig(json: "{}")
+    var logLevel: UInt8 = UInt8(PB_LOG_INFO)
+    var nextTimer: UInt64 = 1
+    var liveTimers: Set<UInt64> = []
+    /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
+    var refusals: UInt64 = 0
+    var refusalsReported: UInt64 = 0
+    var refusalLog = LogBudget(burst: 3, interval: 10)
+    var pluginLog = LogBudget(burst: 200, interval: 10)
+  }
 
   let socket: PacketSocket
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
-  private let lock = HostLock()
-  private var phase = Phase.empty
-  private var ports: [PortDescriptor] = []
-  private var library: PluginLibrary?
-  private var instance: UnsafeMutableRawPointer?
-  private var config = InstanceConfig(json: "{}")
-  private var logLevel: UInt8 = UInt8(PB_LOG_INFO)
-  private var nextTimer: UInt64 = 1
-  private var liveTimers: Set<UInt64> = []
-  private var args = pb_create_args()
-  private var retainedArgStrings: [UnsafeMutablePointer<CChar>] = []
-  private let api: UnsafeMutablePointer<pb_host_api>
+  private let shared = Mutex(Shared())
+  /// Set by load(); read by the plugin context only (the lock is never contended).
+  private let loaded = Mutex<LoadedPlugin?>(nil)
+  /// Strings handed to the plugin: the create args and what the config accessors return.
+  private let strings = RetainedStrings()
+  private let api = HostAPITable(HostRuntime.makeAPI())
   /// Inputs taken and finished, in memory shared with the hub (see `InputLedger`).
-  let ledger = InputLedger.attach()
-  /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
-  private var refusals: UInt64 = 0
-  private var refusalsReported: UInt64 = 0
-  private var refusalLog = LogBudget(burst: 3, interval: 10)
-  private var pluginLog = LogBudget(burst: 200, interval: 10)
-  private let housekeeping = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.host-housekeeping"))
+  let ledger: InputLedger
+  private let housekeeping = DispatchQueue(label: "patchbay.host-housekeeping")
+  /// Set only under `patchbay plugin test`: records callbacks and refused calls.
+  let conformance: ConformanceObserver?
 
-  init(socket: PacketSocket) {
+  init(socket: PacketSocket, ledger: InputLedger, conformance: ConformanceObserver? = nil) {
     self.socket = socket
-    api = .allocate(capacity: 1)
-    api.initialize(to: HostRuntime.makeAPI())
-    housekeeping.schedule(deadline: .now() + 1, repeating: 1)
-    housekeeping.setEventHandler { [unowned self] in reportRefusalsAndSummaries() }
-    housekeeping.resume()
+    self.ledger = ledger
+    self.conformance = conformance
+    scheduleHousekeeping()
+  }
+
+  /// Once a second, for the life of the process (the runtime is never released).
+  private func scheduleHousekeeping() {
+    housekeeping.asyncAfter(deadline: .now() + 1) { [unowned self] in
+      reportRefusalsAndSummaries()
+      scheduleHousekeeping()
+    }
   }
 
   static func now() -> Double {
@@ -55,9 +82,9 @@ final class HostRuntime: @unchecked Sendable {
   /// Counts a refused call; logs it within the per-kind budget (a plugin refused 1,000 times a
   /// second must not write 1,000 lines a second).
   func refuse(kind: String, level: UInt8 = UInt8(PB_LOG_WARNING), _ message: @autoclosure () -> String) {
-    let admitted = lock.withLock {
-      refusals += 1
-      return refusalLog.admit(kind, now: Self.now())
+    let admitted = shared.withLock {
+      $0.refusals += 1
+      return $0.refusalLog.admit(kind, now: Self.now())
     }
     if admitted { log(level, message()) }
   }
@@ -65,10 +92,10 @@ final class HostRuntime: @unchecked Sendable {
   /// Once a second: the refusal count for `status`, and the summaries of suppressed lines.
   private func reportRefusalsAndSummaries() {
     let now = Self.now()
-    let (total, changed, summaries) = lock.withLock {
-      let changed = refusals != refusalsReported
-      refusalsReported = refusals
-      return (refusals, changed, refusalLog.dueSummaries(now: now) + pluginLog.dueSummaries(now: now))
+    let (total, changed, summaries) = shared.withLock {
+      let changed = $0.refusals != $0.refusalsReported
+      $0.refusalsReported = $0.refusals
+      return ($0.refusals, changed, $0.refusalLog.dueSummaries(now: now) + $0.pluginLog.dueSummaries(now: now))
     }
     for summary in summaries {
       socket.send(
@@ -132,38 +159,44 @@ final class HostRuntime: @unchecked Sendable {
     {
       fail(.load, status: PluginFileName.mismatchStatus, refusal)
     }
-    self.library = library
-    config = InstanceConfig(json: request.configJSON)
-    logLevel = request.logLevel
-    func keep(_ string: String) -> UnsafePointer<CChar> {
-      let copy = strdup(string)!
-      retainedArgStrings.append(copy)
-      return UnsafePointer(copy)
+    shared.withLock {
+      $0.config = InstanceConfig(json: request.configJSON)
+      $0.logLevel = request.logLevel
     }
-    args = pb_create_args(
-      size: UInt32(MemoryLayout<pb_create_args>.size), reserved: 0, api: UnsafePointer(api),
-      host: OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), instance_name: keep(request.instanceName),
-      config_json: keep(request.configJSON), state_directory: keep(request.stateDirectory))
+    let args = LoadedPlugin.arguments(
+      pb_create_args(
+        size: UInt32(MemoryLayout<pb_create_args>.size), reserved: 0, api: api.pointer,
+        host: OpaquePointer(Unmanaged.passUnretained(self).toOpaque()),
+        instance_name: strings.pointer(for: request.instanceName),
+        config_json: strings.pointer(for: request.configJSON),
+        state_directory: strings.pointer(for: request.stateDirectory)))
     setPhase(.creating)
     var error = pb_error()
     var created: UnsafeMutableRawPointer?
-    let status = withUnsafePointer(to: &args) { library.descriptor.create($0, &created, &error) }
+    let call = conformance?.callbackBegins("create")
+    let status = library.descriptor.create(args, &created, &error)
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     guard status == PB_OK else {
       fail(.create, status: status, Self.message(error, status: status))
     }
-    instance = created
+    loaded.withLock { $0 = LoadedPlugin(library: library, instance: created, arguments: args) }
     setPhase(.created)
-    sendOrLeave(.created(library.info, ports: lock.withLock { ports }))
+    sendOrLeave(.created(library.info, ports: shared.withLock { $0.ports }))
   }
 
+  /// The loaded plugin, on the plugin context.
+  private var plugin: LoadedPlugin? { loaded.withLock { $0 } }
+
   private func start() {
-    guard let library, currentPhase == .created else { return }
+    guard let plugin, currentPhase == .created else { return }
     setPhase(.started)  // publishing is allowed from inside start()
     var error = pb_error()
-    let status = library.descriptor.start(instance, &error)
+    let call = conformance?.callbackBegins("start")
+    let status = plugin.library.descriptor.start(plugin.instance, &error)
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     guard status == PB_OK else {
       setPhase(.stopped)
-      library.descriptor.destroy(instance)
+      plugin.library.descriptor.destroy(plugin.instance)
       fail(.start, status: status, Self.message(error, status: status))
     }
     sendOrLeave(.started)
@@ -172,14 +205,16 @@ final class HostRuntime: @unchecked Sendable {
   private func deliver(port: UInt32, value: Value) {
     ledger.take()
     defer { ledger.finish() }
-    guard let library, currentPhase == .started else { return }
-    let declared = lock.withLock { ports.indices.contains(Int(port)) ? ports[Int(port)] : nil }
+    guard let plugin, currentPhase == .started else { return }
+    let declared = shared.withLock { $0.ports.indices.contains(Int(port)) ? $0.ports[Int(port)] : nil }
     guard let declared, declared.direction == .input, declared.type == value.type else {
       log(UInt8(PB_LOG_ERROR), "hub sent a \(value.type.name) to port \(port), which is not such an input; ignored")
       return
     }
     var error = pb_error()
-    let status = value.withCValue { library.descriptor.receive(instance, port, $0, &error) }
+    let call = conformance?.callbackBegins("receive(\(declared.name))")
+    let status = value.withCValue { plugin.library.descriptor.receive(plugin.instance, port, $0, &error) }
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     if status != PB_OK {
       log(UInt8(PB_LOG_WARNING), "input '\(declared.name)' refused: \(Self.message(error, status: status))")
     }
@@ -187,17 +222,23 @@ final class HostRuntime: @unchecked Sendable {
 
   /// Stops and destroys the instance; with `exit`, ends the process after telling the hub.
   func stop(exit shouldExit: Bool) {
-    if let library, currentPhase == .started || currentPhase == .created {
+    if let plugin, currentPhase == .started || currentPhase == .created {
       let wasStarted = currentPhase == .started
       setPhase(.stopping)
       var error = pb_error()
       if wasStarted {
-        let status = library.descriptor.stop(instance, &error)
+        let call = conformance?.callbackBegins("stop")
+        let status = plugin.library.descriptor.stop(plugin.instance, &error)
+        if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
         if status != PB_OK { log(UInt8(PB_LOG_WARNING), "stop: \(Self.message(error, status: status))") }
       }
       setPhase(.stopped)
-      library.descriptor.destroy(instance)
+      conformance?.stopReturned()
+      let call = conformance?.callbackBegins("destroy")
+      plugin.library.descriptor.destroy(plugin.instance)
+      if let call { conformance?.callbackEnded(call) }
     }
+    conformance?.destroyed()
     socket.send(HostMessage.stopped.encode())
     if shouldExit { hostExit(0) }
   }
@@ -208,12 +249,17 @@ final class HostRuntime: @unchecked Sendable {
   }
 
   static func message(_ error: pb_error, status: Int32) -> String {
+    let text = text(error)
+    return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
+  }
+
+  /// What the plugin wrote into the error buffer, up to its NUL.
+  static func text(_ error: pb_error) -> String {
     var copy = error
-    let text = withUnsafeBytes(of: &copy.message) { bytes -> String in
+    return withUnsafeBytes(of: &copy.message) { bytes -> String in
       let end = bytes.firstIndex(of: 0) ?? bytes.count
       return String(decoding: bytes[0..<end], as: UTF8.self)
     }
-    return text.isEmpty ? "status \(status) (\(StatusName.of(status)))" : "\(text) (status \(StatusName.of(status)))"
   }
 
   /// A message the hub must get for supervision to work; without a connection (the plugin
@@ -228,18 +274,18 @@ final class HostRuntime: @unchecked Sendable {
 
   // MARK: State shared with plugin threads
 
-  private var currentPhase: Phase { lock.withLock { phase } }
-  private func setPhase(_ new: Phase) { lock.withLock { phase = new } }
+  private var currentPhase: Phase { shared.withLock { $0.phase } }
+  private func setPhase(_ new: Phase) { shared.withLock { $0.phase = new } }
 
   /// A line the plugin logs itself, within its budget (a plugin logging in a loop is summarised).
   func pluginLog(_ level: UInt8, _ message: String) {
-    guard level >= logLevel else { return }
-    guard lock.withLock({ pluginLog.admit("plugin log", now: Self.now()) }) else { return }
+    guard level >= shared.withLock({ $0.logLevel }) else { return }
+    guard shared.withLock({ $0.pluginLog.admit("plugin log", now: Self.now()) }) else { return }
     log(level, message)
   }
 
   func log(_ level: UInt8, _ message: String) {
-    guard level >= logLevel else { return }
+    guard level >= shared.withLock({ $0.logLevel }) else { return }
     socket.send(HostMessage.log(level: level, message: String(message.prefix(8192))).encode())
   }
 
@@ -251,7 +297,10 @@ final class HostRuntime: @unchecked Sendable {
   }
 
   func addPort(_ raw: UnsafePointer<pb_port>?, _ indexOut: UnsafeMutablePointer<UInt32>?) -> pb_status {
-    guard currentPhase == .creating else {
+    let current = currentPhase
+    guard current == .creating else {
+      let name = raw?.pointee.name.map { String(cString: $0) } ?? "?"
+      conformance?.violation(.portsDeclaredInCreate, "add_port('\(name)') called \(current.when); refused")
       log(UInt8(PB_LOG_ERROR), "add_port called outside create(); refused")
       return PB_ERR_INVALID_STATE
     }
@@ -280,12 +329,12 @@ final class HostRuntime: @unchecked Sendable {
     let description = port.description.map { String(cString: $0) } ?? ""
     let descriptor = PortDescriptor(
       name: name, direction: direction, kind: kind, type: type, description: String(description.prefix(1024)))
-    let index: Int? = lock.withLock {
-      guard !ports.contains(where: { $0.name == descriptor.name }), ports.count < HostMessage.maximumPorts else {
+    let index: Int? = shared.withLock {
+      guard !$0.ports.contains(where: { $0.name == descriptor.name }), $0.ports.count < HostMessage.maximumPorts else {
         return nil
       }
-      ports.append(descriptor)
-      return ports.count - 1
+      $0.ports.append(descriptor)
+      return $0.ports.count - 1
     }
     guard let index else {
       log(
@@ -298,17 +347,21 @@ final class HostRuntime: @unchecked Sendable {
 
   func publish(_ index: UInt32, _ raw: UnsafePointer<pb_value>?) -> pb_status {
     guard let raw else { return PB_ERR_INVALID_ARGUMENT }
-    let snapshot: (Phase, PortDescriptor?) = lock.withLock {
-      (phase, ports.indices.contains(Int(index)) ? ports[Int(index)] : nil)
+    let snapshot: (Phase, PortDescriptor?) = shared.withLock {
+      ($0.phase, $0.ports.indices.contains(Int(index)) ? $0.ports[Int(index)] : nil)
     }
     let (current, port) = snapshot
     guard current == .started || current == .stopping else {
+      conformance?.violation(
+        current == .stopped ? .noPublishAfterStop : .noPublishBeforeStart,
+        "publish on port \(index) \(current.when); refused with PB_ERR_INVALID_STATE")
       refuse(
         kind: "publish outside start..stop",
         "publish on port \(index) refused: the instance is not running (\(current))")
       return PB_ERR_INVALID_STATE
     }
     guard let port, port.direction == .output else {
+      conformance?.violation(.publishMatchesPort, "publish on port \(index): no such output port")
       refuse(kind: "publish on unknown port", "publish on port \(index) refused: no such output port")
       return PB_ERR_UNKNOWN_PORT
     }
@@ -316,10 +369,13 @@ final class HostRuntime: @unchecked Sendable {
     do throws(ValueRejection) {
       value = try Value(checking: raw)
     } catch {
+      conformance?.violation(.publishMatchesPort, "publish on '\(port.name)': \(error)")
       refuse(kind: "publish on '\(port.name)' refused", "publish on '\(port.name)' refused: \(error)")
       return PB_ERR_INVALID_ARGUMENT
     }
     guard value.type == port.type else {
+      conformance?.violation(
+        .publishMatchesPort, "publish on '\(port.name)': a \(value.type.name), the port carries \(port.type.name)")
       refuse(
         kind: "publish on '\(port.name)' wrong type",
         "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
@@ -330,21 +386,25 @@ final class HostRuntime: @unchecked Sendable {
 
   func schedule(_ delay: UInt64, _ callback: pb_timer_fn?, _ userData: UnsafeMutableRawPointer?) -> UInt64? {
     guard let callback else { return nil }
-    let id: UInt64 = lock.withLock {
-      defer { nextTimer += 1 }
-      liveTimers.insert(nextTimer)
-      return nextTimer
+    let id: UInt64 = shared.withLock { shared in
+      let id = shared.nextTimer
+      shared.nextTimer += 1
+      shared.liveTimers.insert(id)
+      return id
     }
-    let context = UncheckedSendable((callback, userData))
+    let timer = TimerCallback(function: callback, userData: userData)
     pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
-      let due = self.lock.withLock { self.liveTimers.remove(id) != nil && self.phase == .started }
-      if due { context.value.0(context.value.1, id) }
+      let due = self.shared.withLock { $0.liveTimers.remove(id) != nil && $0.phase == .started }
+      guard due else { return }
+      let call = self.conformance?.callbackBegins("timer")
+      timer.function(timer.userData, id)
+      if let call { self.conformance?.callbackEnded(call) }
     }
     return id
   }
 
   func cancelTimer(_ id: UInt64) -> pb_status {
-    lock.withLock { liveTimers.remove(id) != nil } ? PB_OK : PB_ERR_NOT_FOUND
+    shared.withLock { $0.liveTimers.remove(id) != nil } ? PB_OK : PB_ERR_NOT_FOUND
   }
 
   func reportFault(_ code: pb_status, _ message: String) -> Never {
@@ -354,13 +414,9 @@ final class HostRuntime: @unchecked Sendable {
 
   func configAccess(_ path: UnsafePointer<CChar>?) -> JSONValue? {
     guard let path else { return nil }
-    return config.lookup(String(cString: path))
+    let key = String(cString: path)
+    return shared.withLock { $0.config.lookup(key) }
   }
 
-  func retained(_ string: String) -> UnsafePointer<CChar> { lock.withLock { config.retained(string) } }
-}
-
-struct UncheckedSendable<T>: @unchecked Sendable {
-  let value: T
-  init(_ value: T) { self.value = value }
+  func retained(_ string: String) -> UnsafePointer<CChar> { strings.pointer(for: string) }
 }

@@ -1,4 +1,5 @@
 import CProcessControl
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -7,13 +8,21 @@ import CProcessControl
 /// This host's side of the input ledger the hub passed as fd 4 (`pc_input_ledger`): counts of
 /// inputs taken and finished, which the hub reads if this process dies. Only the plugin
 /// context writes it.
-final class InputLedger: @unchecked Sendable {  // C boundary: a shared page, plugin context only.
-  static let descriptor: Int32 = 4
-  private let page: UnsafeMutablePointer<pc_input_ledger>?
-  private var taken: UInt64 = 0
-  private var finished: UInt64 = 0
+final class InputLedger: Sendable {
+  /// The page shared with the hub, mapped once and never unmapped.
+  private struct SharedPage: @unchecked Sendable {  // C boundary: memory the hub reads too.
+    let pointer: UnsafeMutablePointer<pc_input_ledger>
+  }
 
-  private init(page: UnsafeMutablePointer<pc_input_ledger>?) { self.page = page }
+  static let descriptor: Int32 = 4
+  private let page: SharedPage?
+  private let taken = Atomic<UInt64>(0)
+  private let finished = Atomic<UInt64>(0)
+
+  private init(page: UnsafeMutablePointer<pc_input_ledger>?) { self.page = page.map(SharedPage.init) }
+
+  /// Counting that goes nowhere (no hub: `patchbay plugin test`).
+  static var unattached: InputLedger { InputLedger(page: nil) }
 
   /// Maps the hub's ledger, then closes the descriptor (programs the plugin runs must not
   /// inherit it); without one (an older hub, `describe`), counting goes nowhere.
@@ -25,12 +34,12 @@ final class InputLedger: @unchecked Sendable {  // C boundary: a shared page, pl
   }
 
   func take() {
-    taken += 1
-    if let page { pc_input_ledger_store_taken(page, taken) }
+    let count = taken.wrappingAdd(1, ordering: .relaxed).newValue
+    if let page { pc_input_ledger_store_taken(page.pointer, count) }
   }
 
   func finish() {
-    finished += 1
-    if let page { pc_input_ledger_store_finished(page, finished) }
+    let count = finished.wrappingAdd(1, ordering: .relaxed).newValue
+    if let page { pc_input_ledger_store_finished(page.pointer, count) }
   }
 }

@@ -1,11 +1,9 @@
 import PatchbayValues
 
-/// The instance's config, read through the `config_*` accessors of the host table.
-/// Strings handed out stay allocated for the life of the process (the ABI promises
-/// "until destroy", and the process ends soon after).
-final class InstanceConfig: @unchecked Sendable {
+/// The instance's config, read through the `config_*` accessors of the host table (the C
+/// strings they hand out are kept by `RetainedStrings`).
+struct InstanceConfig: Sendable {
   let root: JSONValue
-  private var retainedStrings: [String: UnsafeMutablePointer<CChar>] = [:]
 
   init(json: String) {
     root = JSONValue.parse(json) ?? .object([])
@@ -29,15 +27,4 @@ final class InstanceConfig: @unchecked Sendable {
     }
     return current
   }
-
-  func retained(_ string: String) -> UnsafePointer<CChar> {
-    if let existing = retainedStrings[string] { return UnsafePointer(existing) }
-    let copy = strdup(string)!
-    retainedStrings[string] = copy
-    return UnsafePointer(copy)
-  }
 }
-
-#if canImport(Glibc)
-  import Glibc
-#endif

@@ -11,6 +11,8 @@ struct PluginLibrary {
   let path: String
   let descriptor: pb_plugin_descriptor
   let info: PluginInfo
+  /// The descriptor's own `size`: the header the plugin was built with.
+  let declaredSize: Int
 
   /// The part of the descriptor every v1 plugin must have: up to and including `destroy`.
   static let minimumDescriptorSize = MemoryLayout<pb_plugin_descriptor>.offset(of: \.destroy)! + 8
@@ -67,7 +69,7 @@ struct PluginLibrary {
     }
     let info = PluginInfo(
       name: name, version: version, description: text(descriptor.description) ?? "", abiMajor: major, abiMinor: minor)
-    return PluginLibrary(path: path, descriptor: descriptor, info: info)
+    return PluginLibrary(path: path, descriptor: descriptor, info: info, declaredSize: declaredSize)
   }
 }
 

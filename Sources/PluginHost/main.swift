@@ -2,12 +2,21 @@
 // hub, which started it with one end of a SOCK_SEQPACKET socketpair as file descriptor 3.
 //
 // Usage: patchbay-plugin-host [--memory-limit-mb N] [--open-files N]
+//        patchbay-plugin-host --conformance ...   (run by `patchbay plugin test`; see ConformanceRun)
 import CProcessControl
 import PatchbayWire
 
 #if canImport(Glibc)
   import Glibc
 #endif
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--conformance" {
+  // A child of the checker, not of the hub: the same containment, no hub socket.
+  _ = pc_become_subreaper()
+  pc_install_host_exit_guards()
+  _ = pc_set_parent_death_signal(SIGTERM)
+  ConformanceRun.main(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let hubDescriptor: Int32 = 3
 
@@ -30,7 +39,7 @@ guard fcntl(hubDescriptor, F_GETFD) != -1 else {
 // Not inherited by programs the plugin runs: they must not keep the hub's connection open.
 _ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
 let socket = PacketSocket(descriptor: hubDescriptor)
-let runtime = HostRuntime(socket: socket)
+let runtime = HostRuntime(socket: socket, ledger: InputLedger.attach())
 socket.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
 
 // The reader: every frame from the hub is untrusted; a bad one ends this process (the hub

@@ -59,7 +59,10 @@ struct ConfigTests {
         topic(#""name":"a","type":"bool","subscribe":"x/+""#),
         "topics.0.subscribe 'x/+' has a + wildcard: list the levels"
       ),
-      (topic(#""name":"a","type":"bool","subscribe":"x/#""#), "topics.0.subscribe 'x/#': # is not supported"),
+      (
+        topic(#""name":"a","type":"bool","subscribe":"x/#""#),
+        "topics.0.subscribe 'x/#' has a # wildcard: list the topics under 'x/' that name ports in each"
+      ),
       (topic(#""name":"a","type":"bool","subscribe":"""#), "topics.0.subscribe must not be empty"),
       (topic(#""name":"a","type":"bool","subscribe":"$SYS/x""#), "topics.0.subscribe '$SYS/x' starts with $"),
       (
@@ -95,6 +98,95 @@ struct ConfigTests {
       let message = error(json)
       #expect(message.contains(expected), "\(json)\n  gave: \(message)\n  expected: \(expected)")
     }
+  }
+
+  /// `#` and `+` subscriptions: the config says which topics get a port, and every way of
+  /// getting that wrong is refused with the key and what to write instead.
+  @Test func wildcardSubscriptionsNameTheirPortsInEach() throws {
+    let config = try MQTTConfig(
+      json: #"""
+        {"host":"h","topics":[
+          {"name":"t","type":"number","subscribe":"sensors/#","each":["kitchen/temperature","hall"]},
+          {"name":"all","type":"text","subscribe":"#","each":["a/b/c"]},
+          {"name":"r","type":"number","subscribe":"rooms/+/t","each":["kitchen"]}]}
+        """#)
+    #expect(config.topics[0].wildcard == .rest)
+    #expect(config.topics[0].outputPortNames == ["t.kitchen.temperature", "t.hall"])
+    #expect(config.topics[1].outputPortNames == ["all.a.b.c"])
+    #expect(config.topics[2].wildcard == .level)
+    #expect(TopicWildcard.rest.topic(for: "kitchen/temperature", filter: "sensors/#") == "sensors/kitchen/temperature")
+    #expect(TopicWildcard.rest.topic(for: "a/b", filter: "#") == "a/b")
+    #expect(TopicWildcard.level.topic(for: "kitchen", filter: "rooms/+/t") == "rooms/kitchen/t")
+
+    let cases: [(String, String)] = [
+      (
+        topic(#""name":"a","type":"bool","subscribe":"x/#/y""#),
+        "topics.0.subscribe 'x/#/y': # must be a whole level and the last one (for one level use +: 'x/+/y')"
+      ),
+      (topic(#""name":"a","type":"bool","subscribe":"x/a#""#), "(did you mean 'x/a/#'?)"),
+      (topic(#""name":"a","type":"bool","subscribe":"x/a+/b""#), "+ must be a whole level (did you mean 'x/+/b'?)"),
+      (
+        topic(#""name":"a","type":"bool","subscribe":"a/+/b/#","each":["x"]"#),
+        "topics.0.subscribe 'a/+/b/#' combines + and #, but one wildcard names the ports: subscribe to 'a/#'"
+      ),
+      (
+        topic(#""name":"a","type":"bool","subscribe":"a/+/+","each":["x"]"#),
+        "topics.0.subscribe 'a/+/+' has 2 + levels, but one wildcard names the ports: keep one +, or subscribe to 'a/#'"
+      ),
+      (
+        topic(##""name":"a","type":"bool","subscribe":"#""##),
+        "topics.0.subscribe '#' has a # wildcard: list the topics that name ports in each"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"rooms/+/t","each":["kitchen","up/stairs"]"#),
+        "topics.0.each.1 'up/stairs' must be one topic level (the + of 'rooms/+/t'); for deeper topics subscribe to 'rooms/#' instead"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/#","each":["a//b"]"#),
+        "topics.0.each.0 'a//b' has an empty level"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/#","each":["a/+"]"#),
+        "topics.0.each.0 'a/+' has a wildcard"
+      ),
+      (topic(#""name":"t","type":"number","subscribe":"s/#","each":[""]"#), "topics.0.each.0 must not be empty"),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/#","each":["Kitchen/temp"]"#),
+        "topics.0.each.0 'Kitchen/temp' would name port 't.Kitchen.temp', but port names are 1 to 64 of a-z, 0-9, _ and .; give that topic a [[topics]] entry of its own (subscribe = \"s/Kitchen/temp\", and a name)"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/#","each":["a/b","a.b"]"#),
+        "topics.0.each.1 'a.b' names port 't.a.b' again (each.0 'a/b' names it already)"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/x","each":["a"]"#),
+        "topics.0.each needs a wildcard in subscribe: a + level or a final #"
+      ),
+      (
+        topic(#""name":"t","type":"number","subscribe":"s/#","publish":"s/set","each":["a"]"#),
+        "topics.0.publish cannot be combined with each"
+      ),
+      (
+        #"{"host":"h","topics":[{"name":"t","type":"number","subscribe":"s/#","each":["a/b"]},{"name":"t.a.b","type":"bool","subscribe":"y"}]}"#,
+        "port 't.a.b' is declared twice"
+      ),
+    ]
+    for (json, expected) in cases {
+      let message = error(json)
+      #expect(message.contains(expected), "\(json)\n  gave: \(message)\n  expected: \(expected)")
+    }
+  }
+
+  @Test func portKeysPickThePortOfAReceivedTopic() {
+    #expect(TopicFilter.portKey("rooms/kitchen/t", filter: "rooms/+/t") == "kitchen")
+    #expect(TopicFilter.portKey("sensors/kitchen/temperature", filter: "sensors/#") == "kitchen/temperature")
+    #expect(TopicFilter.portKey("sensors/hall", filter: "sensors/#") == "hall")
+    #expect(TopicFilter.portKey("sensors", filter: "sensors/#") == "")
+    #expect(TopicFilter.portKey("a/b", filter: "#") == "a/b")
+    #expect(TopicFilter.portKey("home/lamp", filter: "home/lamp") == "")
+    #expect(TopicFilter.portKey("other/kitchen", filter: "sensors/#") == nil)
+    #expect(TopicFilter.portKey("$SYS/broker/uptime", filter: "#") == nil)
+    #expect(TopicFilter.portKey("rooms/kitchen/t/x", filter: "rooms/+/t") == nil)
   }
 
   @Test func topicFiltersMatchLikeABroker() {

@@ -21,10 +21,16 @@ final class MosquittoBroker {
   /// Extra lines for the listener (TLS files, a password file); they replace `allow_anonymous true`
   /// when they mention allow_anonymous.
   let listenerOptions: String
+  /// With a network: the broker runs in its namespace, listening on its veth address (and on
+  /// loopback there, for clients on its side).
+  let network: BrokerNetwork?
+  /// Where clients in the test's namespace (the hub, mosquitto_pub) reach the broker.
+  var address: String { network?.brokerAddress ?? "127.0.0.1" }
 
-  init(directory: TemporaryDirectory, listenerOptions: String = "") throws {
+  init(directory: TemporaryDirectory, listenerOptions: String = "", network: BrokerNetwork? = nil) throws {
     self.directory = directory
     self.listenerOptions = listenerOptions
+    self.network = network
     configPath = directory.path + "/mosquitto.conf"
     // Started as root, mosquitto drops to the `mosquitto` user: its persistence directory must
     // be writable for that user too, or the broker silently keeps sessions in memory only.
@@ -48,6 +54,7 @@ final class MosquittoBroker {
       """
       per_listener_settings false
       listener \(port) 127.0.0.1
+      \(network.map { "listener \(port) \($0.brokerAddress)" } ?? "")
       \(listenerOptions.contains("allow_anonymous") ? "" : "allow_anonymous true")
       \(listenerOptions)
       persistence true
@@ -61,7 +68,7 @@ final class MosquittoBroker {
       log_type information
 
       """)
-    let child = try helperProcess(executable, ["-c", configPath])
+    let child = try helper(executable, ["-c", configPath])
     try eventually("mosquitto to start or fail; output:\n\(child.output)", within: 30) {
       child.output.contains(" running") || child.output.contains("Address already in use") || !child.isRunning
     }
@@ -95,16 +102,24 @@ final class MosquittoBroker {
 
   /// Publishes one message with mosquitto_pub.
   func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1) throws {
-    var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload]
+    var arguments = ["-h", address, "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload]
     if retain { arguments.append("-r") }
     let child = try helperProcess("/usr/bin/mosquitto_pub", arguments)
     let status = try child.waitForExit(within: 30)
     if status != 0 { throw TestSetupError("mosquitto_pub \(topic) failed (\(status)): \(child.output)") }
   }
 
-  /// A mosquitto_sub on `filters`, ready (subscribed) when this returns.
+  /// A mosquitto_sub on `filters`, ready (subscribed) when this returns. With a network it
+  /// runs on the broker's side of it, so cutting the link leaves it connected.
   func subscribe(_ filters: [String], persistentID: String? = nil) throws -> Subscriber {
-    try Subscriber(port: port, filters: filters, persistentID: persistentID)
+    try Subscriber(port: port, filters: filters, persistentID: persistentID, launch: helper)
+  }
+
+  /// A helper process, in the broker's namespace when there is one.
+  private func helper(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
+    guard let network else { return try helperProcess(executable, arguments) }
+    let (command, commandArguments) = network.command(executable, arguments)
+    return try helperProcess(command, commandArguments)
   }
 
   deinit { _ = try? stop() }
@@ -116,11 +131,14 @@ final class Subscriber {
 
   /// With `persistentID`, a persistent session (`-c -i ID`): it reconnects after a broker
   /// restart and gets what was queued for it meanwhile.
-  init(port: Int, filters: [String], persistentID: String? = nil) throws {
+  init(
+    port: Int, filters: [String], persistentID: String? = nil,
+    launch: (String, [String]) throws -> ChildProcess = helperProcess
+  ) throws {
     var arguments = ["-d", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-F", "MSG %r %t %p"]
     if let persistentID { arguments += ["-c", "-i", persistentID] }
     for filter in filters { arguments += ["-t", filter] }
-    process = try helperProcess("/usr/bin/mosquitto_sub", arguments)
+    process = try launch("/usr/bin/mosquitto_sub", arguments)
     try process.waitForLine(containing: "received SUBACK", within: 30)
   }
 

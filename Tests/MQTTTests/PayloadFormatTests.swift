@@ -28,7 +28,8 @@ struct PayloadFormatTests {
     let t = try format(#""name":"a","type":"number","subscribe":"x","min":-40,"max":60"#)
     #expect(try decode(t, " 21.5 ").get() == .number(21.5))
     #expect(try decode(t, "-40").get() == .number(-40))
-    #expect(throws: PayloadError.self) { try decode(t, "61").get() }
+    #expect(throws: PayloadError("61 is above the maximum 60")) { try decode(t, "61").get() }
+    #expect(throws: PayloadError("-40.5 is below the minimum -40")) { try decode(t, "-40.5").get() }
     #expect(throws: PayloadError.self) { try decode(t, "nan").get() }
     #expect(throws: PayloadError.self) { try decode(t, "").get() }
     let n = try format(#""name":"a","type":"integer","subscribe":"x","max":10"#)

@@ -1,3 +1,4 @@
+import Foundation
 import MQTTMapping
 import PatchbayPluginKit
 import Testing
@@ -34,6 +35,25 @@ struct Zigbee2MQTTTests {
     for bad in [#"{"state":"MAYBE"}"#, #"{"brightness":300}"#, #"[1]"#, #"{"color":{"hue":400,"saturation":5}}"#] {
       #expect(throws: PayloadError.self, "\(bad)") { try Zigbee2MQTTLight.command(fromState: JSONValue.parse(bad)!) }
     }
+  }
+
+  /// Plugins/mqtt/Fuzz/findings: every input that once got past the checks is refused now.
+  @Test func theFuzzerFindingsAreRefused() throws {
+    let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Plugins/mqtt/Fuzz/findings")
+    let names = try FileManager.default.contentsOfDirectory(atPath: findings.path).sorted()
+    #expect(names.contains("z2m-color-temp-out-of-range"))
+    for name in names {
+      let bytes = try [UInt8](Data(contentsOf: findings.appendingPathComponent(name)))
+      #expect(throws: PayloadError.self, "\(name)") { try Zigbee2MQTTLight.command(fromPayload: bytes) }
+    }
+    // A color temperature outside what a bulb can be asked for, either way the report says it.
+    for bad in [#"{"color_mode":"color_temp","color_temp":38}"#, #"{"color_temp":-5}"#, #"{"color_temp":2000}"#] {
+      #expect(throws: PayloadError("color_temp \(bad.split(separator: ":").last!.dropLast()) is not 50...1000 mired")) {
+        try Zigbee2MQTTLight.command(fromPayload: Array(bad.utf8))
+      }
+    }
+    #expect(try Zigbee2MQTTLight.command(fromPayload: Array(#"{"color_temp":153}"#.utf8)).colorTemperature == 153)
   }
 
   @Test func remoteActionsBecomeButtonEvents() throws {

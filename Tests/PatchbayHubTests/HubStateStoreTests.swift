@@ -3,7 +3,7 @@ import PatchbayValues
 import Synchronization
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// The state file is written from the delayed flush and from routing threads at once; every
 /// version on disk must parse, and the last write must win.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// The hub's recent log for the control socket's `log`: bounded, newest kept, filtered by label
 /// and by least severe level.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// Back-off and intensity follow the config, checked with an explicit clock (no waiting).
 @Suite struct RestartPlannerTests {

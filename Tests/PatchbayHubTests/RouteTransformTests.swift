@@ -1,7 +1,7 @@
 import PatchbayValues
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 @Suite struct RouteTransformTests {
   let catalog: PortCatalog = [

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PatchbayHub
+@testable import PatchbayCore
 
 /// Input that made toml++ abort (config fuzzer findings) becomes a syntax error with a
 /// position; valid documents with brackets in strings, comments and values pass untouched.

@@ -79,7 +79,8 @@ final class ConnectionEvents: Sendable {
       }
       router.deliver(
         topic: topic, payload: bytes, publish: { value, port in context.publish(value, on: port) },
-        warn: { warnings.warning(topic: topic, $0) }, isNew: isNew)
+        warn: { warnings.warning(topic: topic, $0) },
+        ignore: { context.log(.debug, "no port for '\(topic)': \($0)") }, isNew: isNew)
     }
   }
 

@@ -38,11 +38,11 @@ final class MQTTPlugin: PatchbayPlugin {
     for mapping in config.topics {
       var outputs: [String: OutputPort] = [:]
       if let filter = mapping.subscribe {
-        let levels = mapping.each.isEmpty ? [""] : mapping.each
-        for level in levels {
-          let name = level.isEmpty ? mapping.name : "\(mapping.name).\(level)"
-          outputs[level] = try context.addOutput(
-            name, mapping.type, kind: mapping.kind, description: "from \(filter)")
+        // Keyed by what picks the port in a received topic (TopicFilter.portKey).
+        for key in mapping.each.isEmpty ? [""] : mapping.each {
+          let topic = mapping.wildcard.map { $0.topic(for: key, filter: filter) } ?? filter
+          outputs[key] = try context.addOutput(
+            mapping.outputPortName(forKey: key), mapping.type, kind: mapping.kind, description: "from \(topic)")
         }
         router.routes.append(.topic(mapping, outputs: outputs))
       }

@@ -44,20 +44,22 @@ struct MessageRouter: Sendable {
   }
 
   /// Decodes `payload` for every route that takes `topic`, publishing the values; each
-  /// problem goes to `warn` and the message is otherwise ignored.
+  /// problem goes to `warn` and the message is otherwise ignored. A topic that a `#`
+  /// subscription brings but no port wants goes to `ignore`.
   func deliver(
     topic: String, payload: [UInt8], publish: (Value, OutputPort) -> Void, warn: (String) -> Void,
-    isNew: (String, ShareEnvelope) -> Bool = { _, _ in true }
+    ignore: (String) -> Void = { _ in }, isNew: (String, ShareEnvelope) -> Bool = { _, _ in true }
   ) {
     for route in routes {
       switch route {
       case .topic(let mapping, let outputs):
-        guard let filter = mapping.subscribe, let levels = TopicFilter.wildcardLevels(topic, filter: filter) else {
-          continue
-        }
-        let level = levels.first ?? ""
-        guard let port = outputs[level] else {
-          warn("level '\(level)' is not in \(mapping.name)'s each list")
+        guard let filter = mapping.subscribe, let key = TopicFilter.portKey(topic, filter: filter) else { continue }
+        guard let port = outputs[key] else {
+          switch mapping.wildcard {
+          // A # subscription is wide by design (a device's other topics): not worth a warning.
+          case .rest?: ignore("'\(key)' is not in \(mapping.name)'s each list (under \(filter))")
+          default: warn("level '\(key)' is not in \(mapping.name)'s each list")
+          }
           continue
         }
         do throws(PayloadError) {
@@ -68,10 +70,7 @@ struct MessageRouter: Sendable {
       case .zigbeeLight(let stateTopic, let state):
         guard topic == stateTopic else { continue }
         do throws(PayloadError) {
-          guard let json = JSONValue.parse(String(decoding: payload, as: UTF8.self)) else {
-            throw PayloadError("payload is not JSON")
-          }
-          publish(.light(try Zigbee2MQTTLight.command(fromState: json)), state)
+          publish(.light(try Zigbee2MQTTLight.command(fromPayload: payload)), state)
         } catch {
           warn("\(error.description) (Zigbee2MQTT light, port \(state.name))")
         }
@@ -95,10 +94,7 @@ struct MessageRouter: Sendable {
       case .zigbeeRemote(let stateTopic, let action, let text):
         guard topic == stateTopic else { continue }
         do throws(PayloadError) {
-          guard let json = JSONValue.parse(String(decoding: payload, as: UTF8.self)) else {
-            throw PayloadError("payload is not JSON")
-          }
-          guard let word = try Zigbee2MQTTRemote.action(fromState: json) else { continue }
+          guard let word = try Zigbee2MQTTRemote.action(fromPayload: payload) else { continue }
           publish(.text(word), text)
           if let button = Zigbee2MQTTRemote.buttonAction(word) { publish(.button(ButtonEvent(action: button)), action) }
         } catch {

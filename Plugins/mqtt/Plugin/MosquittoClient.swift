@@ -2,14 +2,29 @@ import CMosquitto
 import Foundation
 import MQTTMapping
 import PatchbayPluginKit
+import Synchronization
 
 /// One libmosquitto client on a thread of its own: connects, runs `mosquitto_loop`, and on a
 /// lost or refused connection waits a `RetryBackoff` delay (interruptible by `stop`) and tries
 /// again. Callbacks (`Events`) run on that thread; `publish` and `subscribe` may be called from
 /// any thread (libmosquitto locks its own state: `mosquitto_threaded_set`).
-final class MosquittoClient: @unchecked Sendable {
-  // @unchecked: the C handle is used from the loop thread and callers' threads, which
-  // libmosquitto allows in threaded mode; our own mutable state is guarded by `condition`.
+final class MosquittoClient: Sendable {
+  /// The libmosquitto client. @unchecked at the C boundary only: in threaded mode libmosquitto
+  /// locks its own state, so the loop thread and callers' threads may share the handle.
+  struct Handle: @unchecked Sendable {
+    let pointer: OpaquePointer
+  }
+
+  /// What the loop thread and `stop` share.
+  private struct State {
+    var stopping = false
+    var finished = false
+    /// stop() stopped waiting for the loop thread, which then frees the client itself.
+    var abandoned = false
+    var connected = false
+    /// Used on the loop thread only (callbacks run inside `mosquitto_loop` there).
+    var backoff: RetryBackoff
+  }
 
   struct Options: Sendable {
     var host: String
@@ -44,21 +59,19 @@ final class MosquittoClient: @unchecked Sendable {
     case oversized(Int)
   }
 
-  private let handle: OpaquePointer
+  private let client: Handle
+  private var handle: OpaquePointer { client.pointer }
   private let options: Options
   private let events: Events
   private let maxPayloadBytes: Int
-  private let condition = NSCondition()
-  private var stopping = false
-  private var finished = false
-  /// stop() stopped waiting for the loop thread, which then frees the client itself.
-  private var abandoned = false
+  private let state: Mutex<State>
+  /// Signalled by stop(): ends the loop thread's wait between connection attempts.
+  private let wakeUp = DispatchSemaphore(value: 0)
+  /// Signalled by the loop thread when it has ended.
+  private let ended = DispatchSemaphore(value: 0)
   /// Calls into `events` happen under this lock, and only while allowed.
   private let eventsLock = NSRecursiveLock()  // a libmosquitto log line may come from inside a callback
-  private var eventsAllowed = true
-  private var isConnected = false
-  /// Only touched on the loop thread (callbacks run inside `mosquitto_loop` there).
-  private var backoff: RetryBackoff
+  private let eventsAllowed = Atomic(true)
 
   private static let libraryReady: Bool = {
     mosquitto_lib_init()
@@ -70,11 +83,12 @@ final class MosquittoClient: @unchecked Sendable {
     self.options = options
     self.events = events
     self.maxPayloadBytes = maxPayloadBytes
-    backoff = RetryBackoff(initial: options.retryInitialSeconds, maximum: options.retryMaxSeconds)
+    state = Mutex(
+      State(backoff: RetryBackoff(initial: options.retryInitialSeconds, maximum: options.retryMaxSeconds)))
     guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
       throw PluginError(.internal, "libmosquitto could not create a client (errno \(errno))")
     }
-    self.handle = handle
+    client = Handle(pointer: handle)
     do {
       try configure()
     } catch {
@@ -147,11 +161,7 @@ final class MosquittoClient: @unchecked Sendable {
     thread.start()
   }
 
-  var connected: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return isConnected
-  }
+  var connected: Bool { state.withLock { $0.connected } }
 
   /// Queues one message; false when libmosquitto refused it (not connected, too large).
   @discardableResult
@@ -181,27 +191,27 @@ final class MosquittoClient: @unchecked Sendable {
   /// answer blocks in the kernel until its TCP timeout. Then the thread is left to end by
   /// itself (it frees the client) and never calls `events` again.
   func stop(farewell: (topic: String, payload: [UInt8])?, patience: Double = 3) {
-    condition.lock()
-    stopping = true
-    let wasConnected = isConnected
-    condition.broadcast()
-    condition.unlock()
+    let wasConnected = state.withLock { state in
+      state.stopping = true
+      return state.connected
+    }
+    wakeUp.signal()
     if wasConnected, let farewell {
       publish(topic: farewell.topic, payload: farewell.payload, qos: 1, retain: true)
     }
     mosquitto_disconnect(handle)
-    let deadline = Date().addingTimeInterval(patience)
-    condition.lock()
-    while !finished && condition.wait(until: deadline) {}
-    let ended = finished
-    if !ended { abandoned = true }
-    condition.unlock()
-    if ended {
+    _ = ended.wait(timeout: .now() + patience)
+    // Decided under the lock the loop thread's end takes too: exactly one side frees the client.
+    let threadEnded = state.withLock { state in
+      if !state.finished { state.abandoned = true }
+      return state.finished
+    }
+    if threadEnded {
       mosquitto_destroy(handle)
     } else {
       // After this, no callback reaches the plugin (it must not publish or log after stop()).
       eventsLock.lock()
-      eventsAllowed = false
+      eventsAllowed.store(false, ordering: .relaxed)
       eventsLock.unlock()
     }
   }
@@ -210,18 +220,18 @@ final class MosquittoClient: @unchecked Sendable {
   private func event(_ body: () -> Void) {
     eventsLock.lock()
     defer { eventsLock.unlock() }
-    if eventsAllowed { body() }
+    if eventsAllowed.load(ordering: .relaxed) { body() }
   }
 
-  static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
+  static func describe(_ code: Int32) -> String {
+    // libmosquitto 2.0 has no text for this one ("Unknown error.").
+    if code == MOSQ_ERR_KEEPALIVE.rawValue { return "no answer within the keepalive" }
+    return String(cString: mosquitto_strerror(code))
+  }
 
   // MARK: The loop thread
 
-  private var isStopping: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return stopping
-  }
+  private var isStopping: Bool { state.withLock { $0.stopping } }
 
   private func run() {
     while !isStopping {
@@ -235,22 +245,20 @@ final class MosquittoClient: @unchecked Sendable {
       let reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : Self.describe(code)
       setConnected(false)
       if isStopping { break }
-      let delay = backoff.next()
+      let delay = state.withLock { $0.backoff.next() }
       event {
         events.disconnected(
           "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(String(format: "%.1f", delay)) s"
         )
       }
-      condition.lock()
-      let deadline = Date().addingTimeInterval(delay)
-      while !stopping && condition.wait(until: deadline) {}
-      condition.unlock()
+      // Until the delay has passed or stop() signals (a signal given earlier is kept).
+      _ = wakeUp.wait(timeout: .now() + delay)
     }
-    condition.lock()
-    finished = true
-    let leftAlone = abandoned
-    condition.broadcast()
-    condition.unlock()
+    let leftAlone = state.withLock { state in
+      state.finished = true
+      return state.abandoned
+    }
+    ended.signal()
     if leftAlone { mosquitto_destroy(handle) }
   }
 
@@ -269,11 +277,7 @@ final class MosquittoClient: @unchecked Sendable {
       handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, properties)
   }
 
-  private func setConnected(_ value: Bool) {
-    condition.lock()
-    isConnected = value
-    condition.unlock()
-  }
+  private func setConnected(_ value: Bool) { state.withLock { $0.connected = value } }
 
   private func didConnect(_ code: Int32) {
     guard code == 0 else {
@@ -282,8 +286,10 @@ final class MosquittoClient: @unchecked Sendable {
       }
       return
     }
-    backoff.reset()
-    setConnected(true)
+    state.withLock { state in
+      state.backoff.reset()
+      state.connected = true
+    }
     event { events.connected(self) }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
+import PatchbayCore
 import PatchbayValues
+import Synchronization
 
 /// `patchbay check`: structure, plugins, the ports each instance declares for its config
 /// (asked in a plugin-host process), and every route against them, all in one pass.

@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayCore
 
 /// `patchbay plugins`: describes installed libraries and configured instances, each inside
 /// its own plugin-host process so a broken library cannot crash the caller.

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import PatchbayCore
 import PatchbayValues
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -9,12 +11,12 @@ import PatchbayValues
 /// The hub's control socket: a Unix stream socket, mode 0660 (owner and group only), speaking
 /// one JSON request line per connection. The CLI's status, send, watch, reload and restart
 /// commands talk to it.
-public final class ControlServer: @unchecked Sendable {
+public final class ControlServer: Sendable {
   let path: String
   let hub: Hub
   let reload: @Sendable () -> Result<ReloadSummary, ConfigErrors>
   private let logger = Logger(label: "control")
-  private var listener: Int32 = -1
+  private let listening = Atomic<Int32>(-1)
 
   public init(path: String, hub: Hub, reload: @escaping @Sendable () -> Result<ReloadSummary, ConfigErrors>) {
     self.path = path
@@ -28,7 +30,8 @@ public final class ControlServer: @unchecked Sendable {
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
     unlink(path)
     guard var address = UnixStream.address(path) else { throw ControlError("control socket path too long: \(path)") }
-    listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    listening.store(listener, ordering: .releasing)
     // Created with 0660 from the start: no window in which others could connect.
     let previous = umask(0o117)
     let bound = withUnsafePointer(to: &address) {
@@ -48,11 +51,13 @@ public final class ControlServer: @unchecked Sendable {
   }
 
   public func stop() {
+    let listener = listening.load(ordering: .acquiring)
     if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
     unlink(path)
   }
 
   private func acceptLoop() {
+    let listener = listening.load(ordering: .acquiring)
     while true {
       let client = accept(listener, nil, nil)
       if client < 0 {

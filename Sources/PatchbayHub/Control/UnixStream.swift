@@ -1,14 +1,18 @@
 import Foundation
+import PatchbayCore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A connected Unix stream socket with line-oriented reads and writes.
-public final class UnixStream: @unchecked Sendable {
+public final class UnixStream: Sendable {
   let descriptor: Int32
-  private var buffer: [UInt8] = []
-  private let writeLock = NSLock()
+  /// Bytes read past the last line; one reader at a time.
+  private let received = Mutex<[UInt8]>([])
+  /// Whole lines: two writers (a watch feed and an answer) never interleave inside one.
+  private let writing = Mutex(())
 
   public init(descriptor: Int32) { self.descriptor = descriptor }
 
@@ -50,6 +54,10 @@ public final class UnixStream: @unchecked Sendable {
 
   /// The next line without its newline; nil at end of stream. Lines over 1 MiB end the stream.
   public func readLine() -> String? {
+    received.withLock { buffer in Self.readLine(from: descriptor, buffer: &buffer) }
+  }
+
+  private static func readLine(from descriptor: Int32, buffer: inout [UInt8]) -> String? {
     while true {
       if let newline = buffer.firstIndex(of: 0x0A) {
         let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -68,7 +76,7 @@ public final class UnixStream: @unchecked Sendable {
   @discardableResult
   public func writeLine(_ line: String) -> Bool {
     let bytes = Array((line + "\n").utf8)
-    return writeLock.withLock {
+    return writing.withLock { _ in
       var offset = 0
       while offset < bytes.count {
         let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

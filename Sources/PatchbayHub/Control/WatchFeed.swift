@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import PatchbayCore
 import Synchronization
 
 /// The lines on their way to one `patchbay watch` client. Routing threads only append (never

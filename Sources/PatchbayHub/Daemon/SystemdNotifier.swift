@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayCore
 
 #if canImport(Glibc)
   import Glibc

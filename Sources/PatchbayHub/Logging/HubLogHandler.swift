@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import PatchbayCore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -12,17 +14,18 @@ public struct HubLogHandler: LogHandler {
   public var logLevel: Logger.Level = .info
   public var metadata: Logger.Metadata = [:]
   let label: String
-  nonisolated(unsafe) static var defaultLevel: Logger.Level = .info
-  static let lock = NSLock()
+  static let defaultLevel = Mutex<Logger.Level>(.info)
+  /// One line at a time on standard error, never two interleaved.
+  static let writing = Mutex(())
 
   public init(label: String) {
     self.label = label
-    logLevel = Self.defaultLevel
+    logLevel = Self.defaultLevel.withLock { $0 }
   }
 
   /// Installs the handler for every logger of this process.
   public static func bootstrap(level: Logger.Level) {
-    defaultLevel = level
+    defaultLevel.withLock { $0 = level }
     LoggingSystem.bootstrap { HubLogHandler(label: $0) }
   }
 
@@ -44,7 +47,7 @@ public struct HubLogHandler: LogHandler {
         time: time, level: event.level.rawValue, label: label,
         message: String(line.dropFirst(time.count + " \(event.level) [\(label)] ".count))))
     line += "\n"
-    Self.lock.withLock { _ = line.withCString { write(2, $0, strlen($0)) } }
+    Self.writing.withLock { _ in _ = line.withCString { write(2, $0, strlen($0)) } }
   }
 
   static func timestamp() -> String {

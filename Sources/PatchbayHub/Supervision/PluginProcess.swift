@@ -1,36 +1,31 @@
 import CProcessControl
 import Foundation
+import PatchbayCore
 import PatchbayWire
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// What a plugin process reports, on its reader and waiter threads.
-protocol PluginProcessDelegate: AnyObject, Sendable {
-  func pluginProcess(_ process: PluginProcess, received message: HostMessage)
-  func pluginProcess(_ process: PluginProcess, exited reason: ExitReason)
-}
-
 /// One `patchbay-plugin-host` child with its end of the socketpair as fd 3. A reader thread
 /// decodes its frames (untrusted: a bad frame kills it); a waiter thread reaps it.
-final class PluginProcess: @unchecked Sendable {
+final class PluginProcess: PluginChannel {
   let pid: pid_t
   let socket: PacketSocket
   /// `PATCHBAY_INSTANCE=name` in the host's environment, inherited by whatever the plugin
   /// starts: how the hub (a subreaper) recognises the instance's escaped descendants.
   let marker: String
   /// The input ledger shared with the host (`pc_input_ledger`); read after it died.
-  private let ledger: UnsafeMutablePointer<pc_input_ledger>?
-  private weak var delegate: (any PluginProcessDelegate)?
+  private let ledger: LedgerPage?
+  private weak let delegate: (any PluginChannelDelegate)?
   private let readerDone = DispatchSemaphore(value: 0)
-  private let lock = NSLock()
-  private var violation: ExitReason?
-  private var escapedDescendants = 0
+  /// Why the hub ended it (hung, a protocol violation), and what of the plugin it swept up.
+  private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int)>((nil, 0))
 
   private init(
-    pid: pid_t, socket: PacketSocket, marker: String, ledger: UnsafeMutablePointer<pc_input_ledger>?,
-    delegate: any PluginProcessDelegate
+    pid: pid_t, socket: PacketSocket, marker: String, ledger: LedgerPage?,
+    delegate: any PluginChannelDelegate
   ) {
     self.pid = pid
     self.socket = socket
@@ -39,17 +34,17 @@ final class PluginProcess: @unchecked Sendable {
     self.delegate = delegate
   }
 
-  deinit { pc_input_ledger_release(ledger) }
+  deinit { pc_input_ledger_release(ledger?.pointer) }
 
   /// The host's own count of inputs it took and finished (untrusted: the page is writable by
   /// the plugin), or nil without a ledger.
   var inputLedger: (taken: UInt64, finished: UInt64)? {
-    guard let ledger else { return nil }
+    guard let ledger = ledger?.pointer else { return nil }
     return (pc_input_ledger_taken(ledger), pc_input_ledger_finished(ledger))
   }
 
   static func spawn(
-    host: String, instance: String, arguments: [String], delegate: any PluginProcessDelegate
+    host: String, instance: String, arguments: [String], delegate: any PluginChannelDelegate
   ) throws -> PluginProcess {
     let marker = "PATCHBAY_INSTANCE=\(instance)"
     let spawned = SpawnThread.shared.run { () -> Result<Spawned, SocketError> in
@@ -61,7 +56,7 @@ final class PluginProcess: @unchecked Sendable {
     }
     let child = try spawned.get()
     let process = PluginProcess(
-      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger?.pointer, delegate: delegate)
+      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger, delegate: delegate)
     process.startThreads()
     return process
   }
@@ -138,40 +133,43 @@ final class PluginProcess: @unchecked Sendable {
 
   private func readLoop() {
     defer { readerDone.signal() }
+    let receiver = FrameBatchReceiver()
     while true {
-      switch socket.receive() {
-      case .closed:
-        // A host ends its socket by ending; one that closed it and runs on can no longer be
-        // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
-        if pc_wait_for_end(pid, 1000) == 0 {
-          kill(because: "closed its connection to the hub but kept running")
-        }
-        return
-      case .oversized(let size):
-        kill(because: WireError.oversized(size).description)
-        return
-      case .frame(let frame):
-        do throws(WireError) {
-          let message = try HostMessage.decode(frame)
-          delegate?.pluginProcess(self, received: message)
-        } catch {
-          kill(because: error.description)
+      for result in receiver.receive(from: socket) {
+        switch result {
+        case .closed:
+          // A host ends its socket by ending; one that closed it and runs on can no longer be
+          // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
+          if pc_wait_for_end(pid, 1000) == 0 {
+            kill(because: "closed its connection to the hub but kept running")
+          }
           return
+        case .oversized(let size):
+          kill(because: WireError.oversized(size).description)
+          return
+        case .frame(let frame):
+          do throws(WireError) {
+            let message = try HostMessage.decode(frame)
+            delegate?.pluginChannel(self, received: message)
+          } catch {
+            kill(because: error.description)
+            return
+          }
         }
       }
     }
   }
 
   /// How many escaped descendants of the plugin were killed after the host ended.
-  var escapedDescendantsKilled: Int { lock.withLock { escapedDescendants } }
+  var escapedDescendantsKilled: Int { verdict.withLock { $0.escapedDescendants } }
 
   /// The supervisor killed it for not answering; report that instead of SIGKILL.
   func markHung(seconds: Double) {
-    lock.withLock { violation = .hung(seconds: seconds) }
+    verdict.withLock { $0.violation = .hung(seconds: seconds) }
   }
 
   private func kill(because detail: String) {
-    lock.withLock { violation = .protocolViolation(detail) }
+    verdict.withLock { $0.violation = .protocolViolation(detail) }
     terminate()
   }
 
@@ -192,7 +190,7 @@ final class PluginProcess: @unchecked Sendable {
     // What the plugin started and the host could not take down with it (the host was
     // SIGKILLed) was reparented to the hub, a subreaper under `patchbay run`: end it too.
     let escaped = marker.withCString { pc_kill_marked_children($0, 0) }
-    if escaped > 0 { lock.withLock { escapedDescendants = Int(escaped) } }
+    if escaped > 0 { verdict.withLock { $0.escapedDescendants = Int(escaped) } }
     // Let the reader deliver what the process sent before it ended (its last log lines).
     if readerDone.wait(timeout: .now() + 2) == .timedOut {
       // Something else (a grandchild) holds the other end open: stop reading anyway.
@@ -200,8 +198,8 @@ final class PluginProcess: @unchecked Sendable {
       readerDone.wait()
     }
     socket.close()
-    let reason = lock.withLock { violation } ?? ExitReason(waitStatus: status)
-    delegate?.pluginProcess(self, exited: reason)
+    let reason = verdict.withLock { $0.violation } ?? ExitReason(waitStatus: status)
+    delegate?.pluginChannel(self, exited: reason)
   }
 
   @discardableResult

@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayCore
 import Synchronization
 
 /// The one long-lived thread that spawns every plugin host. Linux delivers a child's

@@ -21,10 +21,13 @@ public struct TopicMapping: Sendable, Equatable {
   public var name: String
   public var type: ValueType
   public var kind: PortKind
-  /// A topic filter; `+` levels only with `each`.
+  /// A topic filter; a wildcard (one `+` level or a final `#`) only with `each`.
   public var subscribe: String?
   public var publish: String?
-  /// With a `+` in `subscribe`: the level values that get a port each (`NAME.LEVEL`).
+  /// The wildcard in `subscribe`, if any: which part of a received topic picks the port.
+  public var wildcard: TopicWildcard?
+  /// With a wildcard in `subscribe`: the `+` level values, or the topics under the `#`, that
+  /// get a port each (`NAME.LEVEL`; `NAME.A.B` for `A/B` under a `#`).
   public var each: [String]
   public var format: PayloadFormat
   public var qos: Int32
@@ -33,7 +36,12 @@ public struct TopicMapping: Sendable, Equatable {
   /// The output ports, each with the exact topic or wildcard level it reads.
   public var outputPortNames: [String] {
     guard subscribe != nil else { return [] }
-    return each.isEmpty ? [name] : each.map { "\(name).\($0)" }
+    return each.isEmpty ? [name] : each.map(outputPortName(forKey:))
+  }
+
+  /// The output port for a key of `TopicFilter.portKey` ("" without a wildcard).
+  public func outputPortName(forKey key: String) -> String {
+    key.isEmpty ? name : "\(name).\(TopicWildcard.portSuffix(key))"
   }
 
   /// The input port, if the entry publishes.
@@ -62,6 +70,7 @@ extension TopicMapping: Decodable {
     subscribe = try table.decodeIfPresent(String.self, forKey: .subscribe)
     publish = try table.decodeIfPresent(String.self, forKey: .publish)
     each = try table.decodeIfPresent([String].self, forKey: .each) ?? []
+    wildcard = nil
     guard subscribe != nil || publish != nil else {
       throw decoder.mistake("subscribe", "or publish is needed: a topic to read into a port, or to write a port to")
     }
@@ -70,31 +79,49 @@ extension TopicMapping: Decodable {
     }
     if let subscribe {
       if let problem = TopicFilter.problemAsFilter(subscribe) { throw decoder.mistake("subscribe", problem) }
-      let levels = subscribe.split(separator: "/", omittingEmptySubsequences: false)
-      if levels.contains("#") {
-        throw decoder.mistake(
-          "subscribe", "'\(subscribe)': # is not supported (ports are declared at start; use one + with each)")
+      switch TopicWildcard.of(subscribe) {
+      case .failure(let problem): throw decoder.mistake("subscribe", problem.message)
+      case .success(let found): wildcard = found
       }
-      let pluses = levels.filter { $0 == "+" }.count
-      if pluses > 1 { throw decoder.mistake("subscribe", "'\(subscribe)': only one + level is supported") }
-      if pluses == 1 && each.isEmpty {
+      switch wildcard {
+      case .level? where each.isEmpty:
         throw decoder.mistake(
           "subscribe", "'\(subscribe)' has a + wildcard: list the levels that name ports in each = [\"kitchen\", ...]")
+      case .rest? where each.isEmpty:
+        let under = subscribe == "#" ? "" : " under '\(subscribe.dropLast())'"
+        throw decoder.mistake(
+          "subscribe",
+          "'\(subscribe)' has a # wildcard: list the topics\(under) that name ports in each = [\"kitchen/temperature\", ...]"
+        )
+      case nil where !each.isEmpty:
+        throw decoder.mistake("each", "needs a wildcard in subscribe: a + level or a final #")
+      default: break
       }
-      if pluses == 0 && !each.isEmpty { throw decoder.mistake("each", "needs a + level in subscribe") }
     } else if !each.isEmpty {
-      throw decoder.mistake("each", "needs subscribe with a + level")
+      throw decoder.mistake("each", "needs subscribe with a + level or a final #")
     }
     if !each.isEmpty && publish != nil {
       throw decoder.mistake("publish", "cannot be combined with each (one publish topic per entry)")
     }
-    for (index, level) in each.enumerated() {
-      _ = try PortName.check("\(name).\(level)", key: "each.\(index)", in: decoder)
-      if level.contains("/") || level.contains("+") || level.contains("#") || level.isEmpty {
-        throw decoder.mistake("each.\(index)", "'\(level)' must be one topic level")
+    var seenPorts: [String: Int] = [:]
+    for (index, entry) in each.enumerated() {
+      if let wildcard, let subscribe, let problem = wildcard.problem(entry: entry, filter: subscribe) {
+        throw decoder.mistake("each.\(index)", problem)
+      }
+      let port = "\(name).\(TopicWildcard.portSuffix(entry))"
+      guard PortName.isValid(port) else {
+        var topic = entry
+        if let wildcard, let subscribe { topic = wildcard.topic(for: entry, filter: subscribe) }
+        throw decoder.mistake(
+          "each.\(index)",
+          "'\(entry)' would name port '\(port)', but port names are 1 to 64 of a-z, 0-9, _ and .; give that topic a [[topics]] entry of its own (subscribe = \"\(topic)\", and a name)"
+        )
+      }
+      if let first = seenPorts.updateValue(index, forKey: port) {
+        throw decoder.mistake(
+          "each.\(index)", "'\(entry)' names port '\(port)' again (each.\(first) '\(each[first])' names it already)")
       }
     }
-    if Set(each).count != each.count { throw decoder.mistake("each", "lists a level twice") }
 
     format = PayloadFormat()
     let formatName = try table.decodeIfPresent(String.self, forKey: .format)

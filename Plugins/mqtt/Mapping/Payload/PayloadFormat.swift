@@ -112,10 +112,10 @@ public struct PayloadFormat: Sendable, Equatable {
     default: return value
     }
     if let minimum, number < minimum {
-      throw PayloadError("\(value) is below the minimum \(JSONValue.number(minimum))")
+      throw PayloadError("\(value) is below the minimum \(JSONValue.number(minimum).description)")
     }
     if let maximum, number > maximum {
-      throw PayloadError("\(value) is above the maximum \(JSONValue.number(maximum))")
+      throw PayloadError("\(value) is above the maximum \(JSONValue.number(maximum).description)")
     }
     return value
   }

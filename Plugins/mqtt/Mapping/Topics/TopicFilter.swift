@@ -18,13 +18,32 @@ public enum TopicFilter {
     let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
     for (index, level) in levels.enumerated() {
       if level.contains("#") && (level != "#" || index != levels.count - 1) {
-        return "'\(filter)': # must be a whole level and the last one"
+        return "'\(filter)': # must be a whole level and the last one (\(hashSuggestion(levels, at: index)))"
       }
       if level.contains("+") && level != "+" {
-        return "'\(filter)': + must be a whole level"
+        var fixed = levels.map(String.init)
+        fixed[index] = "+"
+        return "'\(filter)': + must be a whole level (did you mean '\(fixed.joined(separator: "/"))'?)"
       }
     }
     return nil
+  }
+
+  /// What a misplaced `#` probably meant: `+` for one level inside the topic, or a level of
+  /// its own at the end.
+  static func hashSuggestion(_ levels: [Substring], at index: Int) -> String {
+    var fixed = levels.map(String.init)
+    if levels[index] == "#" {
+      fixed[index] = "+"
+      return "for one level use +: '\(fixed.joined(separator: "/"))'"
+    }
+    if index == levels.count - 1 {
+      fixed[index] = levels[index].filter { $0 != "#" }
+      if fixed[index].isEmpty { fixed.removeLast() }
+      return "did you mean '\((fixed + ["#"]).joined(separator: "/"))'?"
+    }
+    fixed[index] = "+"
+    return "for one level use +: '\(fixed.joined(separator: "/"))'"
   }
 
   static func commonProblem(_ topic: String) -> String? {
@@ -61,6 +80,26 @@ public enum TopicFilter {
       }
     }
     return topicLevels.count == filterLevels.count ? matched : nil
+  }
+
+  /// What picks the port of a `[[topics]]` entry in `topic` under `filter`: the value of the
+  /// filter's `+` level, the rest of the topic under its final `#` (levels joined with /, ""
+  /// for the `#`'s parent itself), "" without a wildcard; nil when the topic does not match.
+  public static func portKey(_ topic: String, filter: String) -> String? {
+    let topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)
+    let filterLevels = filter.split(separator: "/", omittingEmptySubsequences: false)
+    if topic.hasPrefix("$") && (filterLevels.first == "+" || filterLevels.first == "#") { return nil }
+    var key: String?
+    for (index, level) in filterLevels.enumerated() {
+      if level == "#" { return key ?? topicLevels.dropFirst(index).joined(separator: "/") }
+      guard index < topicLevels.count else { return nil }
+      if level == "+" {
+        key = key ?? String(topicLevels[index])
+      } else if level != topicLevels[index] {
+        return nil
+      }
+    }
+    return topicLevels.count == filterLevels.count ? key ?? "" : nil
   }
 
   /// `base` and `rest` joined with exactly one slash.

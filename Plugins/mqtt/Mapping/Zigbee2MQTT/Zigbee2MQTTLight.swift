@@ -5,6 +5,8 @@ import PatchbayValues
 /// `color_temp` mired, `transition` seconds).
 public enum Zigbee2MQTTLight {
   public static let brightnessRange = 0...254
+  /// Color temperatures a bulb can be asked for, in mired (10,000 K to 1,000 K).
+  public static let miredRange = 50.0...1000.0
 
   /// The `/set` payload for a hub command. Color wins over color temperature when a command
   /// carries both (a bulb shows one or the other), as in the hue plugin.
@@ -18,10 +20,19 @@ public enum Zigbee2MQTTLight {
       members.append(
         ("color", .object([("hue", .number(rounded(color.hue))), ("saturation", .number(rounded(color.saturation)))])))
     } else if let mired = command.colorTemperature, mired.isFinite {
-      members.append(("color_temp", .integer(Int64(min(max(mired, 50), 1000).rounded()))))
+      members.append(
+        ("color_temp", .integer(Int64(min(max(mired, miredRange.lowerBound), miredRange.upperBound).rounded()))))
     }
     if let transition = command.transitionMs { members.append(("transition", .number(Double(transition) / 1000))) }
     return .object(members)
+  }
+
+  /// A state report as received (the bytes of a `zigbee2mqtt/DEVICE` message).
+  public static func command(fromPayload payload: [UInt8]) throws(PayloadError) -> LightCommand {
+    guard let json = JSONValue.parse(String(decoding: payload, as: UTF8.self)) else {
+      throw PayloadError("payload is not JSON")
+    }
+    return try command(fromState: json)
   }
 
   /// A device's state report as a hub light value; nil fields were not reported.
@@ -48,16 +59,26 @@ public enum Zigbee2MQTTLight {
     let saturation = state["color"]?["saturation"]?.doubleValue
     let mired = state["color_temp"]?.doubleValue
     if mode == "color_temp", let mired {
-      command.colorTemperature = mired
+      command.colorTemperature = try checkedMired(mired)
     } else if let hue, let saturation {
       guard (0...360).contains(hue), (0...100).contains(saturation) else {
         throw PayloadError("color hue \(hue) / saturation \(saturation) out of range (0...360, 0...100)")
       }
       command.color = HSBColor(hue: hue == 360 ? 0 : hue, saturation: saturation, brightness: command.brightness ?? 100)
     } else if let mired {
-      command.colorTemperature = mired
+      command.colorTemperature = try checkedMired(mired)
     }
     return command
+  }
+
+  /// A reported color temperature the hub passes on (found by the fuzzer: any number passed).
+  static func checkedMired(_ mired: Double) throws(PayloadError) -> Double {
+    guard miredRange.contains(mired) else {
+      throw PayloadError(
+        "color_temp \(JSONValue.number(mired).description) is not \(Int(miredRange.lowerBound))...\(Int(miredRange.upperBound)) mired"
+      )
+    }
+    return mired
   }
 
   /// Percent [0, 100] to 0...254.

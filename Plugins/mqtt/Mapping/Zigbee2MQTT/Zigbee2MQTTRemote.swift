@@ -2,6 +2,14 @@ import PatchbayValues
 
 /// A Zigbee2MQTT remote's `action` field as a button event where it is one.
 public enum Zigbee2MQTTRemote {
+  /// The action word in a report as received (the bytes of a `zigbee2mqtt/DEVICE` message).
+  public static func action(fromPayload payload: [UInt8]) throws(PayloadError) -> String? {
+    guard let json = JSONValue.parse(String(decoding: payload, as: UTF8.self)) else {
+      throw PayloadError("payload is not JSON")
+    }
+    return try action(fromState: json)
+  }
+
   /// The action word in a device report: nil for a report without one or with the empty
   /// action that follows a press.
   public static func action(fromState state: JSONValue) throws(PayloadError) -> String? {

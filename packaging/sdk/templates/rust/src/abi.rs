@@ -1,11 +1,13 @@
 //! patchbay/plugin.h, ABI 1.0, declared by hand: every struct `#[repr(C)]` with the header's
-//! fields in the header's order. The sizes and offsets are checked at compile time below
-//! against what a C compiler gives for the header on x86_64 and aarch64 Linux. The header's
-//! comments are the contract (lifecycle, threading class of each call, ownership).
+//! fields in the header's order. The sizes are checked at compile time below, and the offsets
+//! by `cargo test --offline`, against what a C compiler gives for the header on x86_64 and
+//! aarch64 Linux. The header's comments are the contract (lifecycle, threading class of each
+//! call, ownership). It builds with Debian 12's rustc (1.63): nothing newer is used.
 #![allow(non_camel_case_types)]
 
-use core::ffi::{c_char, c_void};
-use core::mem::{offset_of, size_of};
+use core::ffi::c_void;
+use core::mem::size_of;
+use std::os::raw::c_char;
 
 pub const PB_ABI_MAJOR: u32 = 1;
 pub const PB_ABI_MINOR: u32 = 0;
@@ -204,29 +206,48 @@ pub struct pb_plugin_descriptor {
     pub destroy: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 
-// The layout C gives plugin.h on 64-bit Linux (gcc: sizeof and offsetof); a mismatch fails the build.
+// The sizes C gives plugin.h on 64-bit Linux (gcc: sizeof); a mismatch fails the build.
 const _: () = {
     assert!(size_of::<pb_error>() == 512);
     assert!(size_of::<pb_color>() == 24);
     assert!(size_of::<pb_light>() == 56);
-    assert!(offset_of!(pb_light, brightness) == 8);
-    assert!(offset_of!(pb_light, color) == 16);
-    assert!(offset_of!(pb_light, color_temperature) == 40);
-    assert!(offset_of!(pb_light, transition_ms) == 48);
     assert!(size_of::<pb_button>() == 16);
     assert!(size_of::<pb_text>() == 16);
     assert!(size_of::<pb_value>() == 72);
-    assert!(offset_of!(pb_value, u) == 8);
     assert!(size_of::<pb_port>() == 32);
-    assert!(offset_of!(pb_port, name) == 16);
     assert!(size_of::<pb_host_api>() == 120);
-    assert!(offset_of!(pb_host_api, add_port) == 16);
-    assert!(offset_of!(pb_host_api, config_key) == 112);
     assert!(size_of::<pb_create_args>() == 48);
-    assert!(offset_of!(pb_create_args, api) == 8);
-    assert!(offset_of!(pb_create_args, state_directory) == 40);
     assert!(size_of::<pb_plugin_descriptor>() == 80);
-    assert!(offset_of!(pb_plugin_descriptor, name) == 16);
-    assert!(offset_of!(pb_plugin_descriptor, create) == 40);
-    assert!(offset_of!(pb_plugin_descriptor, destroy) == 72);
 };
+
+/// The offset of a field, measured on an uninitialised value (`core::mem::offset_of!` needs
+/// Rust 1.77, Debian 12 has 1.63).
+#[cfg(test)]
+macro_rules! field_offset {
+    ($type:ty, $field:ident) => {{
+        let value = core::mem::MaybeUninit::<$type>::uninit();
+        let base = value.as_ptr();
+        // Only the address is taken: nothing is read from the uninitialised value.
+        let field = unsafe { core::ptr::addr_of!((*base).$field) };
+        field as usize - base as usize
+    }};
+}
+
+/// The offsets C gives plugin.h on 64-bit Linux (gcc: offsetof): `cargo test --offline`.
+#[cfg(test)]
+#[test]
+fn offsets_match_the_c_header() {
+    assert!(field_offset!(pb_light, brightness) == 8);
+    assert!(field_offset!(pb_light, color) == 16);
+    assert!(field_offset!(pb_light, color_temperature) == 40);
+    assert!(field_offset!(pb_light, transition_ms) == 48);
+    assert!(field_offset!(pb_value, u) == 8);
+    assert!(field_offset!(pb_port, name) == 16);
+    assert!(field_offset!(pb_host_api, add_port) == 16);
+    assert!(field_offset!(pb_host_api, config_key) == 112);
+    assert!(field_offset!(pb_create_args, api) == 8);
+    assert!(field_offset!(pb_create_args, state_directory) == 40);
+    assert!(field_offset!(pb_plugin_descriptor, name) == 16);
+    assert!(field_offset!(pb_plugin_descriptor, create) == 40);
+    assert!(field_offset!(pb_plugin_descriptor, destroy) == 72);
+}

@@ -2,8 +2,12 @@
 //! then `export_plugin!` builds the descriptor and the one exported symbol. No panic crosses
 //! the boundary: every call into the plugin runs under `catch_unwind` and a panic becomes
 //! `PB_ERR_INTERNAL` with a message.
+// The unsafe blocks inside unsafe fns are deliberate (required from the 2024 edition on);
+// Debian 12's rustc 1.63 calls them unnecessary.
+#![allow(unused_unsafe)]
 use crate::abi::*;
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_void, CStr, CString};
+use std::os::raw::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// An error returned to the hub: a status code and a message it logs.

@@ -50,11 +50,14 @@ impl Plugin for Doorbell {
     }
 
     fn receive(&mut self, port: InputPort, value: Value) -> Result<(), Error> {
-        let Value::Button { action, .. } = value else {
-            return Err(Error::new(
-                abi::PB_ERR_TYPE_MISMATCH,
-                "press takes a button",
-            ));
+        let action = match value {
+            Value::Button { action, .. } => action,
+            _ => {
+                return Err(Error::new(
+                    abi::PB_ERR_TYPE_MISMATCH,
+                    "press takes a button",
+                ))
+            }
         };
         if port != self.press {
             return Err(Error::new(

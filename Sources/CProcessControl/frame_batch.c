@@ -1,0 +1,31 @@
+/* Several frames per system call for the hub's reader threads: under a flood a reader wakes
+ * once for all queued frames instead of once per frame. Swift's Glibc module does not show
+ * recvmmsg (it needs _GNU_SOURCE), hence C. */
+#define _GNU_SOURCE
+#include "frame_batch.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#define PC_MAX_BATCH 64
+
+int pc_receive_frames(int fd, unsigned char *buffers, size_t slot_size, unsigned count, size_t *lengths) {
+  struct mmsghdr messages[PC_MAX_BATCH];
+  struct iovec vectors[PC_MAX_BATCH];
+  if (count > PC_MAX_BATCH) count = PC_MAX_BATCH;
+  memset(messages, 0, sizeof(struct mmsghdr) * count);
+  for (unsigned i = 0; i < count; i++) {
+    vectors[i].iov_base = buffers + (size_t)i * slot_size;
+    vectors[i].iov_len = slot_size;
+    messages[i].msg_hdr.msg_iov = &vectors[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+  }
+  /* MSG_TRUNC: each length is the frame's real one, so an oversized frame is recognised. */
+  int received = recvmmsg(fd, messages, count, MSG_WAITFORONE | MSG_TRUNC, NULL);
+  if (received < 0) return -1;
+  for (int i = 0; i < received; i++) {
+    lengths[i] = messages[i].msg_len;
+    if (messages[i].msg_len == 0) return i + 1; /* end of stream: nothing after it counts */
+  }
+  return received;
+}

@@ -1,0 +1,13 @@
+#ifndef PATCHBAY_FRAME_BATCH_H
+#define PATCHBAY_FRAME_BATCH_H
+
+#include <stddef.h>
+
+/* Receives up to `count` frames of a SOCK_SEQPACKET socket in one system call (recvmmsg):
+ * blocks for the first, takes the others only if they are already queued. Frame i lands at
+ * buffers + i * slot_size; lengths[i] is its real length (longer than slot_size: it was cut).
+ * A length of 0 is the end of the stream (frames are never empty). Returns how many entries
+ * it filled, or -1 with errno. */
+int pc_receive_frames(int fd, unsigned char *buffers, size_t slot_size, unsigned count, size_t *lengths);
+
+#endif

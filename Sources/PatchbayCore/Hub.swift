@@ -1,0 +1,244 @@
+import Foundation
+import Logging
+import PatchbayValues
+import Synchronization
+
+/// The running hub: its instances under supervision, the routes between their ports, what
+/// it remembers, and the watchers of `patchbay watch`. Its tables have one owner, `tables` (a
+/// mutex: routing threads read them on every value, briefly; nothing blocks while holding it).
+public final class Hub: InstanceSupervisorDelegate, Sendable {
+  package let locator: PluginLocator
+  package let store: HubStateStore
+  package let logger = Logger(label: "hub")
+  package let tables: Mutex<Tables>
+  /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
+  /// instance twice).
+  package let reloading = Mutex(())
+  package let timers = DispatchQueue(label: "patchbay.route-timers")
+  /// The heartbeat ticker (Dispatch's timer is not Sendable: the mutex owns it).
+  private let ticker = Mutex<(any DispatchSourceTimer)?>(nil)
+  private let startedAt = Date()
+  private let launcher: PluginLauncher
+
+  package struct Tables {
+    var config: HubConfig
+    var instances: [String: InstanceSupervisor] = [:]
+    var routes = RouteTable()
+    var scenes: [String: CompiledScene] = [:]
+    var sceneActivations: [String: Int] = [:]
+    var routeDrops: [String: Int] = [:]
+    var routeErrors: [String] = []
+    var watchers: [UUID: Watcher] = [:]
+  }
+
+  package struct Watcher {
+    var pattern: String
+    var emit: @Sendable (String) -> Bool
+  }
+
+  /// The config the hub runs (the newest reloaded one).
+  public var config: HubConfig { tables.withLock { $0.config } }
+
+  /// A hub whose instances run on the channels `launcher` starts: plugin-host processes
+  /// (`PatchbayHub`), or in memory (the core's tests).
+  package init(config: HubConfig, launcher: @escaping PluginLauncher) {
+    self.launcher = launcher
+    tables = Mutex(Tables(config: config))
+    locator = PluginLocator(configured: config.hub.pluginPath)
+    store = HubStateStore(directory: config.hub.stateDirectory)
+  }
+
+  package var instances: [String: InstanceSupervisor] { tables.withLock { $0.instances } }
+  package func instance(named name: String) -> InstanceSupervisor? { tables.withLock { $0.instances[name] } }
+
+  // MARK: Start and stop
+
+  /// Starts every instance, checks routes against the ports they declare, then lets them run.
+  /// Throws the route errors (and stops everything) when routes do not fit the ports.
+  public func start() throws(ConfigErrors) {
+    try? FileManager.default.createDirectory(atPath: config.hub.stateDirectory, withIntermediateDirectories: true)
+    let runtimes = config.instances.map(makeRuntime)
+    tables.withLock { tables in for runtime in runtimes { tables.instances[runtime.spec.name] = runtime } }
+    // Heartbeats from the first moment: a create() that never returns is a hang too.
+    startTicker()
+    for runtime in runtimes { runtime.launch(holdStart: true) }
+    waitUntilCreated(runtimes)
+    do throws(ConfigErrors) {
+      try installRoutes(config.routes, scenes: config.scenes)
+    } catch {
+      stop()
+      throw error
+    }
+    for runtime in runtimes { runtime.allowStart() }
+    logger.info("hub started: \(runtimes.count) instances, \(installedRoutes().count) routes")
+  }
+
+  package func makeRuntime(_ spec: InstanceSpec) -> InstanceSupervisor {
+    let library = locator.library(for: spec.plugin)
+    return InstanceSupervisor(
+      spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self,
+      launcher: launcher)
+  }
+
+  /// Waits (generously) until each instance declared its ports or failed: on each instance's
+  /// own condition, not by polling.
+  package func waitUntilCreated(_ runtimes: [InstanceSupervisor]) {
+    let deadline = Date().addingTimeInterval(60)
+    for runtime in runtimes { runtime.waitUntilCreatedOrDown(until: deadline) }
+  }
+
+  /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL) and saves state.
+  public func stop() {
+    ticker.withLock { $0?.cancel() }
+    let runtimes = Array(instances.values)
+    DispatchQueue.concurrentPerform(iterations: runtimes.count) { index in runtimes[index].stop() }
+    for runtime in runtimes { runtime.shutdown() }
+    store.flush()
+    logger.info("hub stopped")
+  }
+
+  private func startTicker() {
+    ticker.withLock { ticker in
+      let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.heartbeat"))
+      timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+      timer.setEventHandler { [weak self] in
+        guard let self else { return }
+        for runtime in self.instances.values { runtime.heartbeatTick() }
+      }
+      timer.resume()
+      ticker = timer
+    }
+  }
+
+  // MARK: Operations for the control socket
+
+  /// `patchbay send`: into an input port, a value for that instance; on an output port, a value
+  /// routed as if the plugin had published it.
+  public func send(_ text: String, to address: PortAddress) throws(ControlError) {
+    if address.instance == SceneSpec.instanceName {
+      try activate(scene: address.port)
+      return
+    }
+    guard let runtime = instance(named: address.instance) else {
+      let names = Array(instances.keys)
+      throw ControlError("unknown instance '\(address.instance)'" + Suggestion.hint(for: address.instance, in: names))
+    }
+    guard let port = runtime.port(named: address.port) else {
+      let names = runtime.declaredPorts.map(\.name)
+      throw ControlError(
+        "instance '\(address.instance)' has no port '\(address.port)'" + Suggestion.hint(for: address.port, in: names)
+          + " (ports: \(names.joined(separator: ", ")))")
+    }
+    let value: Value
+    do throws(ValueParseError) {
+      value = try Value.parse(text, as: port.type)
+    } catch {
+      throw ControlError("\(address) takes \(port.type.name): \(error.description)")
+    }
+    if port.direction == .input {
+      guard runtime.deliver(value, to: port) else { throw ControlError("the input queue of \(address) is full") }
+    } else {
+      route(value, from: address, kind: port.kind)
+    }
+  }
+
+  /// Streams `INSTANCE.PORT VALUE` lines whose address matches `pattern` (a prefix, or `*`).
+  public func watch(pattern: String, emit: @escaping @Sendable (String) -> Bool) -> UUID {
+    let id = UUID()
+    tables.withLock { $0.watchers[id] = Watcher(pattern: pattern, emit: emit) }
+    return id
+  }
+
+  public func unwatch(_ id: UUID) { _ = tables.withLock { $0.watchers.removeValue(forKey: id) } }
+
+  /// The line is only formatted when someone watches (formatting every value was a visible
+  /// part of the hub's cost per message).
+  package func notifyWatchers(_ text: @autoclosure () -> String) {
+    let current = tables.withLock { $0.watchers }
+    guard !current.isEmpty else { return }
+    let line = text()
+    for (id, watcher) in current where Self.matches(line, pattern: watcher.pattern) {
+      if !watcher.emit(line) { unwatch(id) }
+    }
+  }
+
+  package static func matches(_ line: String, pattern: String) -> Bool {
+    if pattern.isEmpty || pattern == "*" { return true }
+    if pattern.hasSuffix("*") { return line.hasPrefix(String(pattern.dropLast())) }
+    return line.hasPrefix(pattern + " ") || line.hasPrefix(pattern + ".")
+  }
+
+  public func status() -> HubStatus {
+    let (runtimes, drops, errors, routeCount, scenes) = tables.withLock { tables in
+      (
+        Array(tables.instances.values), tables.routeDrops, tables.routeErrors,
+        tables.routes.all.map { ($0.id, $0.spec.keyPath) },
+        tables.scenes.values.map {
+          HubStatus.Scene(
+            name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
+        }
+      )
+    }
+    let retained = store.retained()
+    return HubStatus(
+      version: HubVersion.current, pid: getpid(), uptimeSeconds: Date().timeIntervalSince(startedAt),
+      instances: runtimes.map { runtime in
+        var status = runtime.status()
+        status.peer = Self.peer(of: status, retained: retained)
+        status.nextTimes = Self.nextTimes(of: status, retained: retained)
+        return status
+      }.sorted { $0.name < $1.name },
+      routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
+      inactiveRoutes: errors,
+      scenes: scenes.sorted { $0.name < $1.name })
+  }
+
+  /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
+  /// `connected` bool state output; shown only while the instance runs (the retained value
+  /// of a stopped instance is history).
+  package static func peer(of status: InstanceStatus, retained: [String: Value]) -> String? {
+    guard
+      status.ports.contains(where: {
+        $0.name == "connected" && $0.direction == .output && $0.type == .bool && $0.kind == .state
+      })
+    else { return nil }
+    guard status.phase == .running, case .bool(let up)? = retained["\(status.name).connected"] else {
+      return "-"
+    }
+    return up ? "connected" : "disconnected"
+  }
+
+  /// A schedule says when each trigger fires next on `next.NAME` text state outputs.
+  package static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
+    guard status.phase == .running else { return nil }
+    var times: [String: String] = [:]
+    for port in status.ports
+    where port.direction == .output && port.kind == .state && port.type == .text && port.name.hasPrefix("next.") {
+      if case .text(let text)? = retained["\(status.name).\(port.name)"], !text.isEmpty {
+        times[String(port.name.dropFirst("next.".count))] = text
+      }
+    }
+    return times.isEmpty ? nil : times
+  }
+
+  /// `patchbay restart INSTANCE`.
+  public func restart(instance name: String) throws(ControlError) {
+    guard let runtime = instance(named: name) else {
+      throw ControlError("unknown instance '\(name)'" + Suggestion.hint(for: name, in: Array(instances.keys)))
+    }
+    DispatchQueue.global().async { runtime.restartNow() }
+  }
+
+  public func pid(of instance: String) -> Int32? { self.instance(named: instance)?.pid }
+}
+
+/// A refused control request, with a message for the user.
+public struct ControlError: Error, Sendable, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+// Read access to the installed routes (HubIntrospection.swift, the start-up log line).
+extension Hub {
+  package func installedRoutes() -> [CompiledRoute] { tables.withLock { $0.routes.all } }
+}

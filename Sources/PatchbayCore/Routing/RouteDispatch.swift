@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import PatchbayValues
+import Synchronization
+
+/// Values flowing: a value published on an output is retained (state), shown to watchers and
+/// sent down every route from it, through the route's condition and transform, into the
+/// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
+extension Hub {
+  package func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor) {
+    route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance)
+  }
+
+  /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
+  package func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil) {
+    if kind == .state { store.retain(value, for: source.description) }
+    notifyWatchers("\(source) \(value)")
+    for route in tables.withLock({ $0.routes.routes(from: source) }) {
+      if let condition = route.condition,
+        !condition.holds(for: store.retainedValue(for: condition.source.description))
+      {
+        continue
+      }
+      var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
+      let before = position
+      guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
+      // Delivered first: the position is written at once, but that waits for fsync (several
+      // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
+      deliver(output.value, to: output.targets, via: route, from: producer)
+      if position != before { store.setPosition(position, of: route.id) }
+      if let reset = route.momentaryReset {
+        let targets = output.targets
+        timers.asyncAfter(deadline: .now() + .milliseconds(route.momentaryDelayMs)) { [weak self] in
+          self?.deliver(reset, to: targets, via: route)
+        }
+      }
+    }
+  }
+
+  package func deliver(
+    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor? = nil
+  ) {
+    for target in targets {
+      if target.instance == SceneSpec.instanceName {
+        handOut(scene: target.port)
+        continue
+      }
+      guard let runtime = instance(named: target.instance), let port = runtime.port(named: target.port)
+      else { continue }
+      if !runtime.deliver(value, to: port, from: producer) {
+        let count = tables.withLock { tables -> Int in
+          tables.routeDrops[route.id, default: 0] += 1
+          return tables.routeDrops[route.id]!
+        }
+        // Log the first drop and then every 100th, so a flood cannot flood the log too.
+        if count == 1 || count % 100 == 0 {
+          logger.warning("queue of \(target) is full: dropped \(count) events from route \(route.spec.keyPath)")
+        }
+      }
+    }
+  }
+
+  /// Compiles routes. Routes whose instances could not start are skipped with an error (the
+  /// rest of the hub runs); routes that do not fit the declared ports are config errors.
+  package func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
+    var catalog: PortCatalog = [:]
+    var down: Set<String> = []
+    for (name, runtime) in instances {
+      let ports = runtime.declaredPorts
+      if runtime.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
+    }
+    if !sceneSpecs.isEmpty { catalog[SceneSpec.instanceName] = SceneCompiler.ports(of: sceneSpecs) }
+    var compiledScenes: [String: CompiledScene] = [:]
+    var diagnostics: [ConfigDiagnostic] = []
+    for spec in sceneSpecs {
+      // A value for an instance that could not start is left out (logged); the rest works.
+      var reachable = spec
+      reachable.settings = spec.settings.filter { !down.contains($0.target.instance) }
+      for (target, _) in spec.settings where down.contains(target.instance) {
+        logger.error("\(spec.keyPath): \(target) is left out: instance '\(target.instance)' is not running")
+      }
+      switch SceneCompiler.compile(reachable, catalog: catalog) {
+      case .success(let scene): compiledScenes[spec.name] = scene
+      case .failure(let errors): diagnostics += errors.diagnostics
+      }
+    }
+    var compiled: [CompiledRoute] = []
+    var skipped: [String] = []
+    for spec in specs {
+      let involved = [spec.from.instance] + spec.targets.map(\.instance)
+      if let missing = involved.first(where: { down.contains($0) }) {
+        let message = "\(spec.keyPath) (\(spec.from) -> ...) is inactive: instance '\(missing)' is not running"
+        logger.error("\(message)")
+        skipped.append(message)
+        continue
+      }
+      switch RouteCompiler.compile(spec, catalog: catalog) {
+      case .success(let route): compiled.append(route)
+      case .failure(let errors): diagnostics += errors.diagnostics
+      }
+    }
+    guard diagnostics.isEmpty else { throw ConfigErrors(diagnostics) }
+    tables.withLock { tables in
+      tables.routes = RouteTable(compiled)
+      tables.routeErrors = skipped
+      tables.scenes = compiledScenes
+    }
+    replayRetained()
+  }
+
+  /// Gives every state input the retained value of the state output routed to it (a consumer
+  /// that starts later, or after a hub restart, sees the current state at once).
+  package func replayRetained() {
+    let retained = store.retained()
+    for route in installedRoutes() {
+      guard route.cycle == nil, !route.cyclesTargets, route.spec.momentary == nil,
+        let value = retained[route.spec.from.description],
+        instance(named: route.spec.from.instance)?.port(named: route.spec.from.port)?.kind == .state
+      else { continue }
+      var position = HubStateStore.RoutePosition()
+      if let output = RouteTransform.apply(route, to: value, position: &position) {
+        deliver(output.value, to: output.targets, via: route)
+      }
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import DequeModule
+import Foundation
+import PatchbayValues
+
+/// Inputs waiting for one instance. Events queue in order up to a bound (overflow is counted
+/// against the route that sent it); a state input holds only its newest value, keeping its
+/// place in the line, so a slow consumer never works through a backlog. The inbox outlives
+/// the instance's processes: while it is down, inputs wait here.
+package final class InstanceInbox: Sendable {
+  package enum Item: Sendable {
+    case event(port: String, value: Value)
+    case state(port: String)
+  }
+
+  private struct Line {
+    var queue: Deque<Item> = []
+    var pendingState: [String: Value] = [:]
+    /// The newest value handed over on every state input, replayed first after a restart.
+    var deliveredState: [String: Value] = [:]
+    var queuedEvents = 0
+    /// An input is on its way to the process (taken by `next` or `claim`): the next one waits,
+    /// so inputs reach the process in the order they came.
+    var sending = false
+    var open = false
+    var closed = false
+    /// Producers waiting for room (back-pressure); woken when an event leaves the queue.
+    var waitingProducers = 0
+  }
+
+  private let line = Guarded(Line())
+  package let bound: Int
+
+  package enum Admission: Equatable {
+    /// Queued without waiting.
+    case queued
+    /// Queued after the producer waited for room (back-pressure).
+    case queuedAfterWaiting
+    /// Not queued: full, and the consumer is down, stopping or did not make room in time.
+    case dropped
+  }
+
+  package init(bound: Int) { self.bound = bound }
+
+  /// Queues a value; false when an event was dropped because the queue is full.
+  package func enqueue(port: String, kind: PortKind, value: Value) -> Bool {
+    let queued = line.withLock { line -> Bool in
+      switch kind {
+      case .state:
+        if line.pendingState.updateValue(value, forKey: port) == nil { line.queue.append(.state(port: port)) }
+      case .event:
+        guard line.queuedEvents < bound else { return false }
+        line.queuedEvents += 1
+        line.queue.append(.event(port: port, value: value))
+      }
+      return true
+    }
+    if queued { self.line.signal() }
+    return queued
+  }
+
+  /// Queues an event, waiting for room while the consumer runs: between healthy instances
+  /// nothing is dropped, the producer is slowed down instead. A consumer that is down (held)
+  /// or makes no room before `deadline` keeps the bounded, counted queue.
+  package func enqueueEvent(port: String, value: Value, waitingUntil deadline: Date) -> Admission {
+    var waited = false
+    let admission = line.wait(until: deadline) { line, timedOut -> Guarded<Line>.Step<Admission> in
+      if waited { line.waitingProducers -= 1 }
+      if line.queuedEvents >= bound && line.open && !line.closed && !timedOut {
+        waited = true
+        line.waitingProducers += 1
+        return .wait
+      }
+      guard line.queuedEvents < bound else { return .done(.dropped) }
+      line.queuedEvents += 1
+      line.queue.append(.event(port: port, value: value))
+      return .done(waited ? .queuedAfterWaiting : .queued)
+    }
+    if admission != .dropped { line.broadcast() }
+    return admission
+  }
+
+  /// Takes `value` for sending at once when nothing is queued or on its way (the caller then
+  /// sends it and calls `finishSending`); false: `enqueue` it instead.
+  package func claim(port: String, kind: PortKind, value: Value) -> Bool {
+    line.withLock { line in
+      guard line.open, !line.closed, !line.sending, line.queue.isEmpty else { return false }
+      line.sending = true
+      if kind == .state { line.deliveredState[port] = value }
+      return true
+    }
+  }
+
+  /// The input taken by `next` or `claim` was sent (or put back).
+  package func finishSending() {
+    let work = line.withLock { line in
+      line.sending = false
+      return !line.queue.isEmpty
+    }
+    // Wake the delivery thread only for work: a wake-up per directly sent input is a
+    // futex call and a context switch for nothing.
+    if work { line.signal() }
+  }
+
+  /// A new process is ready: before anything newer it gets the latest value of every state
+  /// input it had been given.
+  package func open(replayingState: Bool) {
+    line.change { line in
+      if replayingState {
+        for (port, value) in line.deliveredState.sorted(by: { $0.key < $1.key }) where line.pendingState[port] == nil {
+          line.pendingState[port] = value
+          line.queue.prepend(.state(port: port))
+        }
+      }
+      line.open = true
+    }
+  }
+
+  /// The process is gone or stopping: hold inputs until `open` again.
+  package func hold() {
+    let producersWait = line.withLock { line in
+      line.open = false
+      return line.waitingProducers > 0
+    }
+    // Waiting producers stop waiting: a consumer that is down gets the bounded queue.
+    if producersWait { line.broadcast() }
+  }
+
+  /// Ends the inbox for good; `next` returns nil.
+  package func close() { line.change { $0.closed = true } }
+
+  /// Blocks until an input can be delivered; nil once closed. Call `finishSending` after it.
+  package func next() -> (port: String, value: Value)? {
+    var wakeProducers = false
+    let taken = line.wait { line, _ -> Guarded<Line>.Step<(port: String, value: Value)?> in
+      if !line.closed && (!line.open || line.queue.isEmpty || line.sending) { return .wait }
+      guard !line.closed, let item = line.queue.popFirst() else { return .done(nil) }
+      line.sending = true
+      switch item {
+      case .event(let port, let value):
+        line.queuedEvents -= 1
+        wakeProducers = line.waitingProducers > 0
+        return .done((port, value))
+      case .state(let port):
+        let value = line.pendingState.removeValue(forKey: port)!
+        line.deliveredState[port] = value
+        return .done((port, value))
+      }
+    }
+    if wakeProducers { line.broadcast() }
+    return taken
+  }
+
+  /// Puts an input back at the front (its process died before it could be sent).
+  package func putBack(port: String, kind: PortKind, value: Value) {
+    line.withLock { line in
+      switch kind {
+      case .state:
+        if line.pendingState[port] == nil {
+          line.pendingState[port] = value
+          line.queue.prepend(.state(port: port))
+        }
+      case .event:
+        line.queuedEvents += 1
+        line.queue.prepend(.event(port: port, value: value))
+      }
+    }
+  }
+
+  package var depth: Int { line.withLock { $0.queue.count } }
+}

@@ -1,0 +1,33 @@
+import PatchbayWire
+
+/// What the supervisor needs of one running plugin instance: a way to send it messages and
+/// signals, and what it reports (through `PluginChannelDelegate`). `PluginProcess` is the real
+/// one (a plugin-host child over a socketpair); tests give the hub an in-memory one, so routes,
+/// restarts, back-off, reloads and back-pressure run without processes.
+package protocol PluginChannel: AnyObject, Sendable {
+  var pid: Int32 { get }
+  /// Sends a message; false when the plugin is gone. Blocks while the plugin's socket is full.
+  @discardableResult func send(_ message: HubMessage) -> Bool
+  /// Sends without blocking on a full socket.
+  func trySend(_ message: HubMessage) -> PacketSocket.SendResult
+  func signal(_ number: Int32)
+  /// The supervisor gave up on it (not answering): say so at its exit, and end it.
+  func markHung(seconds: Double)
+  func terminate()
+  /// The plugin's own count of inputs it took and finished (untrusted), if it keeps one.
+  var inputLedger: (taken: UInt64, finished: UInt64)? { get }
+  /// How many processes the plugin left behind were killed after it ended.
+  var escapedDescendantsKilled: Int { get }
+}
+
+/// What a plugin channel reports, on its own threads.
+package protocol PluginChannelDelegate: AnyObject, Sendable {
+  func pluginChannel(_ channel: any PluginChannel, received message: HostMessage)
+  func pluginChannel(_ channel: any PluginChannel, exited reason: ExitReason)
+}
+
+/// Starts one plugin instance's channel: the plugin host's path, the instance name, the host's
+/// arguments, and who hears from it.
+package typealias PluginLauncher =
+  @Sendable (_ host: String, _ instance: String, _ arguments: [String], _ delegate: any PluginChannelDelegate) throws ->
+  any PluginChannel

@@ -1,0 +1,3 @@
+/* Keeps every rule: the checker's control. */
+#define PLUGIN_NAME "well-behaved"
+#include "skeleton.h"
