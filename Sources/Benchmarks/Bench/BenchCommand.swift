@@ -14,13 +14,15 @@ struct BenchCommand: ParsableCommand {
     abstract: "Measure the hub against same-run baselines; print a table and write JSON.")
 
   enum Section: String, CaseIterable, ExpressibleByArgument {
-    case latency, throughput, restart, startup, button
+    case latency, throughput, memory, bridge, restart, startup, button, callgrind
   }
 
   @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
   var messages = 100_000
   @Option(help: "Latency rounds, each alternating the hub with its baselines.") var rounds = 5
   @Option(help: "Messages per throughput flood.") var throughputMessages = 200_000
+  @Option(help: "Messages per MQTT bridge figure (latency, and the flood).") var bridgeMessages = 20_000
+  @Option(help: "Ping-pong round trips under callgrind (two hops each).") var callgrindMessages = 2_000
   @Option(help: "SIGKILLs in the restart benchmark.") var kills = 50
   @Option(help: "Hub starts per configuration in the start-up benchmark.") var starts = 5
   @Option(help: "Button presses in the button-to-HomeKit benchmark.") var presses = 100
@@ -28,7 +30,9 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Where to write the JSON results.") var json = "docs/benchmarks.json"
   @Option(help: "The repository (for the C probes' sources).") var sourceRoot = FileManager.default.currentDirectoryPath
   @Option(help: "Work directory (configs, hub logs, probe records); kept afterwards.") var work: String?
-  @Option(parsing: .upToNextOption, help: "Only these sections: latency throughput restart startup button.")
+  @Option(
+    parsing: .upToNextOption,
+    help: "Only these sections: latency throughput memory bridge restart startup button callgrind.")
   var only: [Section] = Section.allCases
 
   func run() throws {
@@ -44,37 +48,71 @@ struct BenchCommand: ParsableCommand {
       MosquittoBroker.isInstalled && tools.mqttProbe != nil
       ? try MosquittoBroker(directory: try tools.directory("mosquitto")) : nil
     defer { broker?.stop() }
-    var subscriberRSS: Double?
-    if only.contains(.latency) { subscriberRSS = try latency(tools, broker, report) }
-    if only.contains(.throughput) { try throughput(tools, broker, subscriberRSS: subscriberRSS, report) }
-    if only.contains(.restart) { try restart(tools, report) }
-    if only.contains(.startup) { try startup(tools, report) }
+    var goals = GoalInputs()
+    goals.mosquittoRSS = broker.flatMap { ProcessStats.rssMiB($0.pid) }
+    var subscriber = SubscriberMemory()
+    if only.contains(.latency) { subscriber = try latency(tools, broker, report, &goals) }
+    goals.subscriberRSS = subscriber.rssMiB
+    if only.contains(.throughput) { try throughput(tools, broker, subscriber: subscriber, report, &goals) }
+    if only.contains(.memory) { try memory(tools, broker, subscriber: subscriber, report) }
+    if only.contains(.bridge) {
+      if let broker { try bridge(tools, broker, report) } else { say("9. MQTT bridge: skipped, no mosquitto") }
+    }
+    if only.contains(.restart) { try restart(tools, report, &goals) }
+    if only.contains(.startup) { try startup(tools, report, &goals) }
     if only.contains(.button) { try button(tools, report) }
+    if only.contains(.callgrind) {
+      if CallgrindBenchmark.isInstalled {
+        goals.callgrind = try callgrind(tools, broker, report)
+      } else {
+        say("8. instructions per hop: skipped, valgrind is missing (scripts/bench installs it)")
+      }
+    }
+    report.add(goals: goals.goals())
     print("")
     print(report.table())
+    print("")
+    print(report.goalTable())
     try report.write(json: json)
     say("wrote \(json)")
   }
 
-  private func latency(_ tools: BenchTools, _ broker: MosquittoBroker?, _ report: BenchReport) throws -> Double? {
+  private func latency(
+    _ tools: BenchTools, _ broker: MosquittoBroker?, _ report: BenchReport, _ goals: inout GoalInputs
+  ) throws -> SubscriberMemory {
     let latency = LatencyBenchmarks(tools: tools, messages: max(1, messages / rounds))
-    var (raw, hop, mqtt): ([UInt64], [UInt64], [UInt64]) = ([], [], [])
-    var subscriberRSS: Double?
+    var (raw, relay, hop, mqtt): ([UInt64], [UInt64], [UInt64], [UInt64]) = ([], [], [], [])
+    var subscriber = SubscriberMemory()
     for round in 1...rounds {
-      say("1. and 2. latency, round \(round) of \(rounds): socketpair, hub, mosquitto (\(latency.total) messages each)")
+      say(
+        "1. and 2. latency, round \(round) of \(rounds): socketpair, C relay, hub, mosquitto (\(latency.total) messages each)"
+      )
       raw += try latency.socketpair()
+      relay += try latency.relay()
       hop += try latency.hub()
       if let broker {
-        let (samples, rss) = try latency.mqtt(broker)
+        let (samples, memory) = try latency.mqtt(broker)
         mqtt += samples
-        subscriberRSS = rss
+        subscriber = memory
       }
     }
     let rawSummary = LatencySummary(nanoseconds: raw)
+    let relaySummary = LatencySummary(nanoseconds: relay)
     let hopSummary = LatencySummary(nanoseconds: hop)
+    goals.hopP50 = hopSummary.p50
+    goals.relayP50 = relaySummary.p50
     report.add(
-      hopSummary.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("socketpair one-way", rawSummary)))
-    guard broker != nil else { return nil }
+      hopSummary.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("C relay", relaySummary)))
+    report.add(
+      relaySummary.figures(
+        "1 hop latency", "C relay (producer -> relay -> consumer)", baseline: ("socketpair one-way", rawSummary)))
+    report.add(
+      hopSummary.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("socketpair one-way", rawSummary)).map {
+        var figure = $0
+        figure.note = nil
+        return figure
+      })
+    guard broker != nil else { return subscriber }
     let mqttSummary = LatencySummary(nanoseconds: mqtt)
     report.add(
       mqttSummary.figures(
@@ -85,23 +123,34 @@ struct BenchCommand: ParsableCommand {
         figure.note = nil
         return figure
       })
-    return subscriberRSS
+    return subscriber
   }
 
   private func throughput(
-    _ tools: BenchTools, _ broker: MosquittoBroker?, subscriberRSS: Double?, _ report: BenchReport
+    _ tools: BenchTools, _ broker: MosquittoBroker?, subscriber: SubscriberMemory, _ report: BenchReport,
+    _ goals: inout GoalInputs
   ) throws {
     let benchmark = ThroughputBenchmark(tools: tools, messages: throughputMessages)
-    say("3. throughput: raw socketpair baseline, \(throughputMessages) messages")
+    say("3. throughput: raw socketpair and C relay baselines, \(throughputMessages) messages")
     let raw = try benchmark.socketpair()
+    let relay = try benchmark.relay()
+    let mosquitto = try broker.map { broker in
+      say("3. CPU per message: mosquitto relaying a flood of \(throughputMessages) (QoS 0)")
+      return try benchmark.mosquitto(broker)
+    }
     say("3. throughput and 6. memory: one hub, idle for \(idleSeconds) s, then an event and a state flood")
     let brokerRSSIdle = broker.flatMap { ProcessStats.rssMiB($0.pid) }
     let (event, state, memory) = try benchmark.run(idleSeconds: idleSeconds, broker: broker)
     let base = ("socketpair one-way", raw)
+    let relayBase = ("C relay", relay.deliveryRate)
     report.add([
       Figure(
-        "3 throughput", "event route, delivered", event.deliveryRate, "msg/s", baseline: base,
-        note: "\(event.received) of \(event.sent) delivered, \(event.drops) dropped (queue full)"),
+        "3 throughput", "event route, delivered", event.deliveryRate, "msg/s", baseline: relayBase,
+        note:
+          "\(event.received) of \(event.sent) delivered, \(event.drops) dropped (queue full), \(event.waits) back-pressure waits"
+      ),
+      Figure("3 throughput", "event route, delivered, vs socketpair", event.deliveryRate, "msg/s", baseline: base),
+      Figure("3 throughput", "C relay, delivered", relay.deliveryRate, "msg/s", baseline: base),
       Figure("3 throughput", "state route, published", state.publishRate, "msg/s", baseline: base),
       Figure(
         "3 throughput", "state route, delivered", state.deliveryRate, "msg/s", baseline: base,
@@ -113,16 +162,39 @@ struct BenchCommand: ParsableCommand {
         baseline: ("event route, last value's lag", event.lagAfterFlood * 1000),
         note: "until the sink had its last value; up to a socket's worth of frames is on its way, not coalesced"),
     ])
+    let brokerCPU = mosquitto.map { ("mosquitto relaying, per message", $0.cpuPerMessage * 1e6) }
+    report.add([
+      Figure(
+        "3 CPU per message", "hub, event flood", event.hubCPUPerMessage * 1e6, "µs", baseline: brokerCPU,
+        note: mosquitto.map {
+          "utime+stime from /proc/PID/stat over each flood / messages sent; mosquitto: \($0.received) of \($0.sent) delivered, \(Int($0.deliveryRate)) msg/s"
+        }),
+      Figure("3 CPU per message", "hub, state flood", state.hubCPUPerMessage * 1e6, "µs", baseline: brokerCPU),
+      Figure(
+        "3 CPU per message", "hub, event flood vs C relay", event.hubCPUPerMessage * 1e6, "µs",
+        baseline: ("C relay, per message", relay.cpuPerMessage * 1e6)),
+    ])
+    goals.eventRate = event.deliveryRate
+    goals.socketpairRate = raw
+    goals.eventLost = Int(event.sent - event.received)
+    goals.hubCPUPerMessage = event.hubCPUPerMessage
+    goals.relayCPUPerMessage = relay.cpuPerMessage
+    goals.mosquittoCPUPerMessage = mosquitto?.cpuPerMessage
+    goals.hubRSS = memory.hubIdleMiB
+    goals.hubLargest = memory.hubLargest
+    if let brokerRSSIdle { goals.mosquittoRSS = brokerRSSIdle }
+    goals.cPluginRSS = memory.pluginsIdleMiB.values.max()
+    goals.cPluginLargest = memory.pluginLargest
     let brokerBase = brokerRSSIdle.map { ("mosquitto broker", $0) }
     report.add([
       Figure("6 memory", "hub RSS idle", memory.hubIdleMiB, "MiB", baseline: brokerBase),
       Figure("6 memory", "hub RSS after throughput", memory.hubAfterMiB, "MiB", baseline: brokerBase),
     ])
     for (name, idle) in memory.pluginsIdleMiB.sorted(by: { $0.key < $1.key }) {
-      let subscriber = subscriberRSS.map { ("MQTT C subscriber", $0) }
+      let base = subscriber.rssMiB.map { ("MQTT C subscriber", $0) }
       report.add([
-        Figure("6 memory", "plugin \(name) RSS idle", idle, "MiB", baseline: subscriber),
-        Figure("6 memory", "plugin \(name) RSS after", memory.pluginsAfterMiB[name] ?? 0, "MiB", baseline: subscriber),
+        Figure("6 memory", "plugin \(name) (C) RSS idle", idle, "MiB", baseline: base),
+        Figure("6 memory", "plugin \(name) (C) RSS after", memory.pluginsAfterMiB[name] ?? 0, "MiB", baseline: base),
       ])
     }
     report.add([
@@ -133,23 +205,119 @@ struct BenchCommand: ParsableCommand {
     ])
   }
 
-  private func restart(_ tools: BenchTools, _ report: BenchReport) throws {
+  private func memory(
+    _ tools: BenchTools, _ broker: MosquittoBroker?, subscriber: SubscriberMemory, _ report: BenchReport
+  ) throws {
+    say("6. memory: RSS and PSS of a hub with every bundled plugin, schedule, mqtt and a C plugin")
+    let result = try MemoryBenchmark(tools: tools).run(broker: broker)
+    let brokerMemory = broker.flatMap { ProcessStats.memory($0.pid) }
+    report.add([
+      Figure(
+        "6 memory, all plugins", "hub RSS", result.hub.rssMiB, "MiB",
+        baseline: brokerMemory.map { ("mosquitto RSS", $0.rss) },
+        note: "largest mappings: \(result.hub.largest)"),
+      Figure(
+        "6 memory, all plugins", "hub PSS", result.hub.pssMiB, "MiB",
+        baseline: brokerMemory.map { ("mosquitto PSS", $0.pss) }),
+    ])
+    for plugin in result.plugins {
+      report.add([
+        Figure(
+          "6 memory, all plugins", "\(plugin.plugin) (\(plugin.name)) RSS", plugin.rssMiB, "MiB",
+          baseline: subscriber.rssMiB.map { ("MQTT C subscriber RSS", $0) }, note: "largest mappings: \(plugin.largest)"
+        ),
+        Figure(
+          "6 memory, all plugins", "\(plugin.plugin) (\(plugin.name)) PSS", plugin.pssMiB, "MiB",
+          baseline: subscriber.pssMiB.map { ("MQTT C subscriber PSS", $0) }),
+      ])
+    }
+    report.add([
+      Figure(
+        "6 memory, all plugins", "total PSS, hub + \(result.plugins.count) plugin processes", result.totalPSSMiB, "MiB",
+        baseline: brokerMemory.map { ("mosquitto PSS", $0.pss) },
+        note:
+          "RSS summed would be \(String(format: "%.1f", result.hub.rssMiB + result.plugins.reduce(0) { $0 + $1.rssMiB })) MiB"
+      )
+    ])
+  }
+
+  private func bridge(_ tools: BenchTools, _ broker: MosquittoBroker, _ report: BenchReport) throws {
+    say(
+      "9. MQTT bridge: hub -> mqtt plugin -> mosquitto -> subscriber against libmosquitto, \(bridgeMessages) messages")
+    let result = try BridgeBenchmark(tools: tools, messages: bridgeMessages).run(broker: broker)
+    let hub = LatencySummary(nanoseconds: result.hub)
+    let raw = LatencySummary(nanoseconds: result.raw)
+    report.add(
+      Array(
+        hub.figures(
+          "9 MQTT bridge", "plugin -> hub -> mqtt plugin -> mosquitto -> subscriber",
+          baseline: ("libmosquitto publisher -> mosquitto -> subscriber", raw)
+        ).prefix(2)))
+    report.add([
+      Figure(
+        "9 MQTT bridge", "flood through the mqtt plugin, delivered", result.hubFlood.deliveryRate, "msg/s",
+        baseline: ("libmosquitto publisher flood", result.rawFlood.deliveryRate),
+        note:
+          "QoS 0; \(result.hubFlood.received) of \(result.hubFlood.sent) delivered (raw: \(result.rawFlood.received) of \(result.rawFlood.sent))"
+      )
+    ])
+    if let rss = result.pluginRSSMiB, let pss = result.pluginPSSMiB {
+      report.add([
+        Figure(
+          "9 MQTT bridge", "mqtt plugin process RSS / PSS after", rss, "MiB", baseline: nil,
+          note: String(format: "PSS %.2f MiB", pss))
+      ])
+    }
+  }
+
+  private func callgrind(_ tools: BenchTools, _ broker: MosquittoBroker?, _ report: BenchReport) throws
+    -> CallgrindBenchmark.Result
+  {
+    say("8. instructions per hop: \(callgrindMessages) round trips under valgrind --tool=callgrind")
+    let started = monotonicNanos()
+    let brokerDirectory = broker != nil ? try tools.directory("callgrind-mosquitto") : nil
+    let result = try CallgrindBenchmark(tools: tools, messages: callgrindMessages).run(brokerDirectory: brokerDirectory)
+    let seconds = Double(monotonicNanos() - started) / 1e9
+    let top = result.hubTop.map { "\($0.name) \(String(format: "%.1f", $0.share)) %" }.joined(separator: "; ")
+    report.add([
+      Figure(
+        "8 instructions", "hub, per hop", result.hubPerHop, "Ir", baseline: ("C relay, per hop", result.relayPerHop),
+        note:
+          "\(callgrindMessages) round trips, user-space instructions only, \(String(format: "%.0f", seconds)) s; hub's top functions (self): \(top)"
+      )
+    ])
+    if let broker = result.brokerPerMessage {
+      report.add([
+        Figure(
+          "8 instructions", "hub per hop vs mosquitto per message", result.hubPerHop, "Ir",
+          baseline: ("mosquitto, per relayed message (QoS 0)", broker))
+      ])
+    }
+    return result
+  }
+
+  private func restart(_ tools: BenchTools, _ report: BenchReport, _ goals: inout GoalInputs) throws {
     let benchmark = RestartBenchmark(tools: tools, kills: kills)
     say("4. restart: \(kills) spawns of the plugin host (baseline), \(kills) SIGKILLs")
     let baseline = LatencySummary(nanoseconds: try benchmark.spawnBaseline())
     let restarts = LatencySummary(nanoseconds: try benchmark.run())
+    goals.hostSpawn = baseline.p50 / 1000
     report.add(
       Self.medianAndP99(
         "4 restart", "SIGKILL -> running again", restarts, baseline: ("plugin-host spawn -> exit", baseline)))
   }
 
-  private func startup(_ tools: BenchTools, _ report: BenchReport) throws {
+  private func startup(_ tools: BenchTools, _ report: BenchReport, _ goals: inout GoalInputs) throws {
     say("5. start-up: \(starts) starts of an empty hub and of one with every bundled plugin")
     let (bundled, empty, plugins) = try StartupBenchmark(tools: tools, runs: starts).run()
+    let bundledSummary = LatencySummary(nanoseconds: bundled)
+    let emptySummary = LatencySummary(nanoseconds: empty)
+    goals.startupBundled = bundledSummary.p50 / 1000
+    goals.startupEmpty = emptySummary.p50 / 1000
     report.add(
       Self.medianAndP99(
-        "5 start-up", "patchbay run, \(plugins.joined(separator: " + "))", LatencySummary(nanoseconds: bundled),
-        baseline: ("hub with no instances", LatencySummary(nanoseconds: empty))))
+        "5 start-up", "patchbay run, \(plugins.joined(separator: " + "))", bundledSummary,
+        baseline: ("hub with no instances", emptySummary)))
   }
 
   private func button(_ tools: BenchTools, _ report: BenchReport) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -32,16 +33,22 @@ struct MachineInfo: Codable, Sendable {
   }
 }
 
-/// Every figure of a run, printed as a table and written as JSON.
-final class BenchReport: @unchecked Sendable {
+/// Every figure of a run and the goals judged on them, printed as tables and written as JSON.
+/// The sections add to it one after another; the mutex makes it Sendable without a promise.
+final class BenchReport: Sendable {
   let machine: MachineInfo
-  private(set) var figures: [Figure] = []
+  private let state = Mutex<(figures: [Figure], goals: [Goal])>(([], []))
 
   init(machine: MachineInfo) { self.machine = machine }
 
-  func add(_ new: [Figure]) { figures += new }
+  var figures: [Figure] { state.withLock { $0.figures } }
+  var goals: [Goal] { state.withLock { $0.goals } }
+
+  func add(_ new: [Figure]) { state.withLock { $0.figures += new } }
+  func add(goals new: [Goal]) { state.withLock { $0.goals += new } }
 
   func table() -> String {
+    let figures = self.figures
     let header = ["section", "figure", "value", "baseline (same run)", "baseline value", "ratio"]
     let rows =
       [header]
@@ -52,23 +59,47 @@ final class BenchReport: @unchecked Sendable {
           figure.ratio.map { String(format: "%.2f×", $0) } ?? "-",
         ]
       }
-    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    let notes = figures.compactMap { figure in figure.note.map { "  \(figure.section) \(figure.name): \($0)" } }
+    return (Self.columns(rows) + ["", "notes:"] + notes).joined(separator: "\n")
+  }
+
+  /// Issue 19's goals: the ratio, the limit, met or missed, and what bounds a miss.
+  func goalTable() -> String {
+    let goals = self.goals
+    guard !goals.isEmpty else { return "" }
+    let rows =
+      [["goal (issue 19)", "ratio", "limit", "verdict"]]
+      + goals.map { goal in
+        [
+          goal.goal, goal.ratio.map { String(format: "%.2f×", $0) } ?? "-",
+          (goal.atMost ? "<= " : ">= ") + String(format: "%.1f×", goal.limit), goal.verdict,
+        ]
+      }
+    let notes = goals.compactMap { goal in
+      goal.met == false ? goal.note.map { "  \(goal.goal): \($0)" } : nil
+    }
+    return (Self.columns(rows) + (notes.isEmpty ? [] : ["", "what bounds the missed goals:"] + notes))
+      .joined(separator: "\n")
+  }
+
+  private static func columns(_ rows: [[String]]) -> [String] {
+    let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     let lines = rows.map { row in
       row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: " | ")
     }
-    let notes = figures.compactMap { figure in figure.note.map { "  \(figure.section) \(figure.name): \($0)" } }
-    return ([lines[0], String(repeating: "-", count: lines[0].count)] + lines.dropFirst() + ["", "notes:"] + notes)
-      .joined(separator: "\n")
+    return [lines[0], String(repeating: "-", count: lines[0].count)] + lines.dropFirst()
   }
 
   func write(json path: String) throws {
     struct Document: Codable {
       var machine: MachineInfo
       var figures: [Figure]
+      var goals: [Goal]
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try encoder.encode(Document(machine: machine, figures: figures)).write(to: URL(fileURLWithPath: path))
+    try encoder.encode(Document(machine: machine, figures: figures, goals: goals)).write(
+      to: URL(fileURLWithPath: path))
   }
 
   static func format(_ value: Double, _ unit: String) -> String {

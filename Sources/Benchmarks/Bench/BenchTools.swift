@@ -12,6 +12,10 @@ struct BenchTools {
   /// Holds bench-probe.so; the hub's plugin path lists it after the build tree.
   let probePluginDirectory: String
   let socketpairProbe: String
+  /// producer -> relay -> consumer over two socketpairs: the physical limit of a hop.
+  let relayProbe: String
+  /// LD_PRELOAD for the hub under callgrind (Probes/callgrind-shim.c says why).
+  let callgrindShim: String
   /// nil when libmosquitto-dev is missing (scripts/bench installs it).
   let mqttProbe: String?
 
@@ -38,6 +42,10 @@ struct BenchTools {
     ])
     socketpairProbe = work + "/socketpair-probe"
     try Self.gcc([probes + "/socketpair-probe.c", "-o", socketpairProbe])
+    relayProbe = work + "/relay-probe"
+    try Self.gcc([probes + "/relay-probe.c", "-o", relayProbe])
+    callgrindShim = work + "/callgrind-shim.so"
+    try Self.gcc(["-shared", "-fPIC", probes + "/callgrind-shim.c", "-o", callgrindShim, "-ldl"])
     let mqtt = work + "/mqtt-probe"
     mqttProbe = (try? Self.gcc([probes + "/mqtt-probe.c", "-o", mqtt, "-lmosquitto", "-lpthread"])) != nil ? mqtt : nil
   }

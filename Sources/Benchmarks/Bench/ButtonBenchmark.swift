@@ -1,5 +1,6 @@
 import Foundation
 import PatchbayHub
+import Synchronization
 
 /// Figure 7: a press on the flicd simulator -> flic plugin -> hub route -> homebridge-websocket
 /// plugin -> the Homebridge simulator prints the setValue it received. Both times are when a
@@ -67,16 +68,15 @@ struct ButtonBenchmark {
 }
 
 /// `patchbay watch PATTERN` on a thread of its own: each line with the time it arrived.
-final class WatchedLines: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [(text: String, at: UInt64)] = []
+final class WatchedLines: Sendable {
+  private let lines = Mutex<[(text: String, at: UInt64)]>([])
 
   init(hub: HubProcess, pattern: String) {
     let socket = hub.socket
     let thread = Thread { [self] in
       try? ControlClient.watch(pattern: pattern, socket: socket) { line in
         let at = monotonicNanos()
-        lock.withLock { lines.append((line, at)) }
+        lines.withLock { $0.append((line, at)) }
       }
     }
     thread.start()
@@ -88,7 +88,7 @@ final class WatchedLines: @unchecked Sendable {
   func first(containing text: String, after time: UInt64) -> UInt64? {
     var found: UInt64?
     try? waitFor("a watched line with '\(text)'", within: 1) {
-      found = lock.withLock { lines.first { $0.at >= time && $0.text.contains(text) }?.at }
+      found = lines.withLock { $0.first { $0.at >= time && $0.text.contains(text) }?.at }
       return found != nil
     }
     return found

@@ -8,14 +8,27 @@ final class HubProcess {
   let process: Subprocess
   var socket: String { directory + "/control.sock" }
   var pid: Int32 { process.pid }
+  /// `[instances.NAME]` sections in the config: the control socket answers before the hub has
+  /// registered them, so "every instance runs" needs the count.
+  let expectedInstances: Int
 
-  /// Writes `config` (after the common `[hub]` section) and starts the hub.
-  init(tools: BenchTools, directory: String, config: String) throws {
+  /// Writes `config` (after the common `[hub]` section) and starts the hub; `wrapper` runs it
+  /// under another program (valgrind), with `environment` added.
+  init(
+    tools: BenchTools, directory: String, config: String, wrapper: [String] = [], hub: String? = nil,
+    environment: [String: String] = [:]
+  ) throws {
     self.directory = directory
+    expectedInstances = config.split(separator: "\n").filter { $0.hasPrefix("[instances.") }.count
     let file = directory + "/patchbay.toml"
     try (tools.hubSection(directory: directory) + config).write(toFile: file, atomically: false, encoding: .utf8)
-    process = try Subprocess(tools.patchbay, ["run", "--config", file], log: directory + "/hub.log")
+    let command = wrapper + [hub ?? tools.patchbay, "run", "--config", file]
+    process = try Subprocess(
+      command[0], Array(command.dropFirst()), log: directory + "/hub.log", environment: environment)
   }
+
+  /// The hub's log so far (standard error).
+  var log: String { (try? String(contentsOfFile: directory + "/hub.log", encoding: .utf8)) ?? "" }
 
   /// The hub's answer to `status`, or nil while its control socket is not up yet.
   func status() -> HubStatus? {
@@ -29,7 +42,9 @@ final class HubProcess {
     try waitFor("every instance of the hub in \(directory) to run", within: seconds, interval: interval) {
       guard process.process.isRunning else { return true }
       last = status()
-      return last.map { $0.instances.allSatisfy { $0.phase == .running } } ?? false
+      return last.map {
+        $0.instances.count >= expectedInstances && $0.instances.allSatisfy { $0.phase == .running }
+      } ?? false
     }
     guard process.process.isRunning, let last else {
       throw BenchError("the hub in \(directory) ended; see \(directory)/hub.log")

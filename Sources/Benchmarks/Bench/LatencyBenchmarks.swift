@@ -21,6 +21,15 @@ struct LatencyBenchmarks {
     return try LatencySummary.load(file, droppingFirst: warmup)
   }
 
+  /// The raw relay baseline: producer -> relay process -> consumer over two socketpairs, the
+  /// same shape as a hop through the hub with nothing but the sockets and a poll loop.
+  func relay() throws -> [UInt64] {
+    let file = try tools.directory("relay-latency") + "/latencies"
+    let result = try Subprocess.run(tools.relayProbe, ["latency", String(total), file])
+    guard result.status == 0 else { throw BenchError("relay-probe failed: \(result.output)") }
+    return try LatencySummary.load(file, droppingFirst: warmup)
+  }
+
   /// Plugin output -> hub -> plugin input: two probe instances in their own plugin hosts under
   /// `patchbay run`, the echo routed back the same way.
   func hub() throws -> [UInt64] {
@@ -41,17 +50,19 @@ struct LatencyBenchmarks {
   }
 
   /// Publisher -> mosquitto -> subscriber on loopback, QoS 0, by the libmosquitto probe.
-  /// Returns the subscriber process's resident memory too (a baseline for a plugin's).
-  func mqtt(_ broker: MosquittoBroker) throws -> (samples: [UInt64], subscriberRSSMiB: Double?) {
+  /// Returns the subscriber process's resident and proportional memory too (a baseline for a
+  /// plugin's).
+  func mqtt(_ broker: MosquittoBroker) throws -> (samples: [UInt64], subscriber: SubscriberMemory) {
     guard let probe = tools.mqttProbe else {
       throw BenchError("the MQTT probe is not built (libmosquitto-dev missing)")
     }
     let file = try tools.directory("mqtt-latency") + "/latencies"
     let result = try Subprocess.run(probe, [String(broker.port), String(total), file])
     guard result.status == 0 else { throw BenchError("mqtt-probe failed: \(result.output)") }
-    let rss = result.output.split(separator: "\n").first { $0.hasPrefix("rss_kb ") }.flatMap {
-      Double($0.dropFirst(7))
-    }
-    return (try LatencySummary.load(file, droppingFirst: warmup), rss.map { $0 / 1024 })
+    let record = ProbeRecord(text: result.output)
+    let memory = SubscriberMemory(
+      rssMiB: record.fields["rss_kb"].map { Double($0) / 1024 },
+      pssMiB: record.fields["pss_kb"].map { Double($0) / 1024 })
+    return (try LatencySummary.load(file, droppingFirst: warmup), memory)
   }
 }

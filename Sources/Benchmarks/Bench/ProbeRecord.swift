@@ -4,10 +4,13 @@ import Foundation
 struct ProbeRecord {
   let fields: [String: Int64]
 
+  /// Pairs words line by line, so a line of another shape ("subscribed") shifts nothing.
   init(text: String) {
-    let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
     var fields: [String: Int64] = [:]
-    for index in stride(from: 0, to: words.count - 1, by: 2) { fields[words[index]] = Int64(words[index + 1]) }
+    for line in text.split(separator: "\n") {
+      let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+      for index in stride(from: 0, to: words.count - 1, by: 2) { fields[words[index]] = Int64(words[index + 1]) }
+    }
     self.fields = fields
   }
 

@@ -29,4 +29,55 @@ enum ProcessStats {
     }
     return Double(nanoseconds) / 1e9
   }
+
+  /// User + system CPU seconds of the whole process, live and ended threads alike (utime and
+  /// stime of /proc/PID/stat, in clock ticks): what a flood cost it.
+  static func cpuTicksSeconds(_ pid: Int32) -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    // Fields after "(comm)": state is field 3, utime 14, stime 15.
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
+  /// Resident and proportional set size in MiB from /proc/PID/smaps_rollup: PSS splits each
+  /// shared page (the Swift runtime mapped by every plugin host) among the processes that map it.
+  static func memory(_ pid: Int32) -> (rss: Double, pss: Double)? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return nil }
+    var values: [String: Double] = [:]
+    for line in text.split(separator: "\n") {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      if fields.count >= 2, let kb = Double(fields[1]) { values[String(fields[0])] = kb / 1024 }
+    }
+    guard let rss = values["Rss:"], let pss = values["Pss:"] else { return nil }
+    return (rss, pss)
+  }
+
+  /// The `count` mappings (by file name, or [heap], [anon]) with the most resident memory, in
+  /// MiB, from /proc/PID/smaps: what a process's RSS is made of.
+  static func largestMappings(_ pid: Int32, count: Int = 5) -> [(name: String, rss: Double)] {
+    // Read to the end: /proc files report size 0, and smaps is larger than one read.
+    guard let data = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps")?.readDataToEndOfFile() else { return [] }
+    let text = String(decoding: data, as: UTF8.self)
+    var byName: [String: Double] = [:]
+    var current = "[anon]"
+    for line in text.split(separator: "\n") {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      guard let first = fields.first else { continue }
+      if first.contains("-") && fields.count >= 5 {
+        current =
+          fields.count >= 6 ? String(fields[5...].joined(separator: " ").split(separator: "/").last ?? "") : "[anon]"
+      } else if first == "Rss:", fields.count >= 2, let kb = Double(fields[1]) {
+        byName[current, default: 0] += kb / 1024
+      }
+    }
+    return byName.sorted { $0.value > $1.value }.prefix(count).map { ($0.key, $0.value) }
+  }
+
+  /// "libswiftCore.so 3.1, [heap] 2.0, ..." (MiB).
+  static func describe(_ mappings: [(name: String, rss: Double)]) -> String {
+    mappings.map { "\($0.name) \(String(format: "%.1f", $0.rss))" }.joined(separator: ", ") + " MiB"
+  }
 }

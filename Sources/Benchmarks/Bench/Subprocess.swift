@@ -1,20 +1,27 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A child program: run to completion for its output, or kept running with its standard
-/// output read line by line, each line stamped with the monotonic time it arrived.
-final class Subprocess: @unchecked Sendable {
+/// output read line by line, each line stamped with the monotonic time it arrived. The lines
+/// are behind a mutex; the condition only wakes a waiter (it is held around each append, so a
+/// waiter cannot miss one between looking and waiting).
+final class Subprocess: Sendable {
   let process = Process()
   private let condition = NSCondition()
-  private var lines: [(text: String, at: UInt64)] = []
+  private let lines = Mutex<[(text: String, at: UInt64)]>([])
 
-  /// Starts `executable`; standard error goes to `log` (or is discarded).
-  init(_ executable: String, _ arguments: [String], log: String? = nil) throws {
+  /// Starts `executable`; standard error goes to `log` (or is discarded). `environment` adds
+  /// to (or replaces in) this process's own.
+  init(_ executable: String, _ arguments: [String], log: String? = nil, environment: [String: String] = [:]) throws {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardInput = FileHandle.nullDevice
@@ -40,11 +47,13 @@ final class Subprocess: @unchecked Sendable {
       guard count > 0 else { break }
       let at = monotonicNanos()
       partial += buffer[0..<count]
-      condition.lock()
+      var complete: [(text: String, at: UInt64)] = []
       while let newline = partial.firstIndex(of: 0x0A) {
-        lines.append((String(decoding: partial[..<newline], as: UTF8.self), at))
+        complete.append((String(decoding: partial[..<newline], as: UTF8.self), at))
         partial.removeSubrange(...newline)
       }
+      condition.lock()
+      lines.withLock { $0 += complete }
       condition.broadcast()
       condition.unlock()
     }
@@ -54,8 +63,8 @@ final class Subprocess: @unchecked Sendable {
   }
 
   var pid: Int32 { process.processIdentifier }
-  var lineCount: Int { condition.withLock { lines.count } }
-  var output: String { condition.withLock { lines.map(\.text).joined(separator: "\n") } }
+  var lineCount: Int { lines.withLock { $0.count } }
+  var output: String { lines.withLock { $0.map(\.text).joined(separator: "\n") } }
 
   /// The first line after line number `after` that contains `text`, with its arrival time.
   func waitForLine(containing text: String, after: Int = 0, within seconds: Double) throws -> (String, UInt64) {
@@ -63,7 +72,7 @@ final class Subprocess: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     while true {
-      if let line = lines.dropFirst(after).first(where: { $0.text.contains(text) }) { return line }
+      if let line = lines.withLock({ $0.dropFirst(after).first { $0.text.contains(text) } }) { return line }
       guard condition.wait(until: deadline) else {
         throw BenchError(
           "\(process.executableURL?.lastPathComponent ?? "?") printed no '\(text)' within \(Int(seconds)) s")
