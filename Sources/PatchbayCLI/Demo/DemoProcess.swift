@@ -1,16 +1,17 @@
 import Foundation
+import PatchbayCore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A program the demo runs, its output shown with a prefix and kept for waiting on.
-final class DemoProcess: @unchecked Sendable {
+final class DemoProcess: Sendable {
   let name: String
-  let process = Process()
-  private let condition = NSCondition()
-  private var lines: [String] = []
-  private var partial = Data()
+  let process: Process
+  /// Its output so far: whole lines, and the start of the next one.
+  private let output = Guarded<(lines: [String], partial: Data)>(([], Data()))
   private let show: @Sendable (String) -> Bool
 
   /// `show` picks the lines worth printing; all lines are kept for waiting on.
@@ -20,6 +21,8 @@ final class DemoProcess: @unchecked Sendable {
   ) throws {
     self.name = name
     self.show = show
+    let process = Process()
+    self.process = process
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let pipe = Pipe()
@@ -39,16 +42,16 @@ final class DemoProcess: @unchecked Sendable {
   }
 
   private func append(_ data: Data) {
-    condition.lock()
-    partial.append(data)
-    var complete: [String] = []
-    while let newline = partial.firstIndex(of: 0x0A) {
-      complete.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
-      partial.removeSubrange(partial.startIndex...newline)
+    let complete = output.change { output -> [String] in
+      output.partial.append(data)
+      var complete: [String] = []
+      while let newline = output.partial.firstIndex(of: 0x0A) {
+        complete.append(String(decoding: output.partial[output.partial.startIndex..<newline], as: UTF8.self))
+        output.partial.removeSubrange(output.partial.startIndex...newline)
+      }
+      output.lines += complete
+      return complete
     }
-    lines += complete
-    condition.broadcast()
-    condition.unlock()
     for line in complete where show(line) {
       DemoOutput.say("    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| \(line)")
     }
@@ -57,15 +60,13 @@ final class DemoProcess: @unchecked Sendable {
   /// Waits for a line containing `text` that appeared after line number `after`.
   @discardableResult
   func waitForLine(containing text: String, after: Int = 0, within seconds: Double = 60) throws -> String {
-    let deadline = Date().addingTimeInterval(seconds)
-    condition.lock()
-    defer { condition.unlock() }
-    while true {
-      if let line = lines.dropFirst(after).first(where: { $0.contains(text) }) { return line }
-      guard process.isRunning || lines.isEmpty == false, condition.wait(until: deadline) else {
-        throw DemoError("\(name) did not print '\(text)' within \(Int(seconds)) s")
-      }
+    let found = output.wait(until: Date().addingTimeInterval(seconds)) {
+      output, timedOut -> Guarded<(lines: [String], partial: Data)>.Step<String?> in
+      if let line = output.lines.dropFirst(after).first(where: { $0.contains(text) }) { return .done(line) }
+      return timedOut || !(process.isRunning || !output.lines.isEmpty) ? .done(nil) : .wait
     }
+    guard let found else { throw DemoError("\(name) did not print '\(text)' within \(Int(seconds)) s") }
+    return found
   }
 
   /// The port a simulator started with `--port 0` got: it says so in its `listening on
@@ -79,11 +80,7 @@ final class DemoProcess: @unchecked Sendable {
     return port
   }
 
-  var lineCount: Int {
-    condition.lock()
-    defer { condition.unlock() }
-    return lines.count
-  }
+  var lineCount: Int { output.withLock { $0.lines.count } }
 
   func terminate() {
     guard process.isRunning else { return }
@@ -101,8 +98,8 @@ struct DemoError: Error, CustomStringConvertible {
 
 /// Serialized output, so lines of the simulators and the narrative never interleave mid-line.
 enum DemoOutput {
-  static let lock = NSLock()
+  static let writing = Mutex(())
   static func say(_ line: String) {
-    lock.withLock { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    writing.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
   }
 }
