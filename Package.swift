@@ -241,7 +241,7 @@ let package = Package(
       providers: [.apt(["libmosquitto-dev"])]),
     // Config, topic filters, payload formats, Zigbee2MQTT and Home Assistant mappings: pure Swift, testable alone.
     .target(
-      name: "MQTTMapping", dependencies: ["PatchbayPluginKit"], path: "Plugins/mqtt/Mapping", swiftSettings: strict),
+      name: "MQTTMapping", dependencies: ["PatchbayPluginKit", "PatchbayValues"], path: "Plugins/mqtt/Mapping", swiftSettings: strict),
     // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
     .target(
       name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTMapping", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",

@@ -1,4 +1,5 @@
 import PatchbayPluginKit
+import PatchbayValues
 
 /// One `[[topics]]` entry: a topic read into an output port and/or an input port written to a
 /// topic, with the port's type and kind and the payload format.

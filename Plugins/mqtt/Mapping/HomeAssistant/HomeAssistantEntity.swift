@@ -1,4 +1,5 @@
 import PatchbayPluginKit
+import PatchbayValues
 
 /// One entity announced to Home Assistant through MQTT discovery, with the ports that feed it
 /// (`ha.NAME.state`: the hub's value shown in HA) and take its commands (`ha.NAME.command`).
