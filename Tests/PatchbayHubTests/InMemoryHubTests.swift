@@ -17,18 +17,22 @@ import Testing
     backoff_max_ms = 50
     """
 
+  /// `button.press` routed to `lamp.level`, with `lamp` keys of the test's own.
+  static func buttonToLamp(lamp keys: String = "") -> String {
+    """
+    [instances.button]
+    plugin = "embedded"
+    [instances.lamp]
+    plugin = "embedded"
+    \(keys)
+    [[routes]]
+    from = "button.press"
+    to = "lamp.level"
+    """
+  }
+
   @Test func aRouteDeliversThroughARestartOfItsConsumer() throws {
-    let setup = try InMemoryHub(
-      """
-      [instances.button]
-      plugin = "embedded"
-      [instances.lamp]
-      plugin = "embedded"
-      \(Self.quickRestarts)
-      [[routes]]
-      from = "button.press"
-      to = "lamp.level"
-      """, ports: Self.buttonAndLamp)
+    let setup = try InMemoryHub(Self.buttonToLamp(lamp: Self.quickRestarts), ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
     let plugins = setup.plugins
@@ -66,16 +70,7 @@ import Testing
   }
 
   @Test func aReloadRestartsOnlyTheInstanceWhoseConfigChanged() throws {
-    let before = """
-      [instances.button]
-      plugin = "embedded"
-      [instances.lamp]
-      plugin = "embedded"
-      brightness = 1
-      [[routes]]
-      from = "button.press"
-      to = "lamp.level"
-      """
+    let before = Self.buttonToLamp(lamp: "brightness = 1")
     let setup = try InMemoryHub(before, ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
@@ -91,17 +86,7 @@ import Testing
 
   @Test func aFloodIntoASlowConsumerIsSlowedDownNotDropped() throws {
     let setup = try InMemoryHub(
-      """
-      [instances.button]
-      plugin = "embedded"
-      [instances.lamp]
-      plugin = "embedded"
-      queue_size = 4
-      hang_timeout_ms = 60000
-      [[routes]]
-      from = "button.press"
-      to = "lamp.level"
-      """, ports: Self.buttonAndLamp)
+      Self.buttonToLamp(lamp: "queue_size = 4\nhang_timeout_ms = 60000"), ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
     let plugins = setup.plugins
