@@ -6,8 +6,9 @@ import PatchbayPluginKit
 /// A self-healing client of flicd: connects with back-off while flicd is absent, opens a
 /// connection channel and a battery listener per configured button, keeps the link alive with
 /// pings, and after any loss reconnects and re-creates everything. Reports through `Events`.
-/// All state lives on one event loop; no method blocks the caller except `stop()`.
-final class FlicdConnection: @unchecked Sendable {
+/// All state lives on one event loop (`state`, checked there); no method blocks the caller
+/// except `stop()`.
+final class FlicdConnection: Sendable {
   /// What the connection reports; called on its event loop. Button indexes follow the config.
   struct Events: Sendable {
     var button: @Sendable (_ index: Int, ButtonEvent) -> Void
@@ -22,22 +23,26 @@ final class FlicdConnection: @unchecked Sendable {
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   private let loop: EventLoop
 
-  // Loop-confined state.
-  private var channel: Channel?
-  /// Bumped on every connect attempt so late callbacks of an old socket are ignored.
-  private var generation = 0
-  private var backoff = RetryBackoff()
-  private var failuresInARow = 0
-  private var stopped = false
-  private var reconnectTask: Scheduled<Void>?
-  private var pingTask: Scheduled<Void>?
-  private var pingDeadline: Scheduled<Void>?
-  private var nextPingID: UInt32 = 1
-  private var outstandingPing: UInt32?
-  /// Whether flicd said something sensible on this link; only then is the back-off reset, so
-  /// a peer that accepts and then fails at once is retried ever more slowly.
-  private var linkProvedHealthy = false
-  private var linked: [Bool?]
+  /// Everything that changes, owned by `loop`: only code running there reaches it.
+  private let state: NIOLoopBoundBox<State>
+
+  private struct State {
+    var channel: Channel?
+    /// Bumped on every connect attempt so late callbacks of an old socket are ignored.
+    var generation = 0
+    var backoff = RetryBackoff()
+    var failuresInARow = 0
+    var stopped = false
+    var reconnectTask: Scheduled<Void>?
+    var pingTask: Scheduled<Void>?
+    var pingDeadline: Scheduled<Void>?
+    var nextPingID: UInt32 = 1
+    var outstandingPing: UInt32?
+    /// Whether flicd said something sensible on this link; only then is the back-off reset, so
+    /// a peer that accepts and then fails at once is retried ever more slowly.
+    var linkProvedHealthy = false
+    var linked: [Bool?]
+  }
 
   init(config: FlicConfig, events: Events) {
     self.config = config
@@ -46,7 +51,8 @@ final class FlicdConnection: @unchecked Sendable {
       clickEvents: config.clickEvents, exposeUpDown: config.exposeUpDown,
       maxQueuedAgeSeconds: config.maxQueuedAgeSeconds)
     loop = group.next()
-    linked = Array(repeating: nil, count: config.buttons.count)
+    state = NIOLoopBoundBox.makeBoxSendingValue(
+      State(linked: Array(repeating: nil, count: config.buttons.count)), eventLoop: loop)
   }
 
   /// Starts connecting; returns at once.
@@ -60,11 +66,11 @@ final class FlicdConnection: @unchecked Sendable {
   /// Closes the link and stops every timer; after return no event is reported.
   func stop() {
     try? loop.submit { [self] in
-      stopped = true
-      reconnectTask?.cancel()
+      state.value.stopped = true
+      state.value.reconnectTask?.cancel()
       cancelPing()
-      channel?.close(promise: nil)
-      channel = nil
+      state.value.channel?.close(promise: nil)
+      state.value.channel = nil
     }.wait()
     try? group.syncShutdownGracefully()
   }
@@ -74,9 +80,9 @@ final class FlicdConnection: @unchecked Sendable {
   // MARK: Connecting
 
   private func connect() {
-    guard !stopped else { return }
-    generation += 1
-    let attempt = generation
+    guard !state.value.stopped else { return }
+    state.value.generation += 1
+    let attempt = state.value.generation
     ClientBootstrap(group: loop)
       .connectTimeout(.seconds(5))
       .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -90,7 +96,7 @@ final class FlicdConnection: @unchecked Sendable {
       .whenComplete { [self] result in
         switch result {
         case .success(let channel):
-          guard !stopped, attempt == generation else {
+          guard !state.value.stopped, attempt == state.value.generation else {
             channel.close(promise: nil)
             return
           }
@@ -99,32 +105,33 @@ final class FlicdConnection: @unchecked Sendable {
             scheduleReconnect(because: "flicd at \(endpoint) closed the connection at once")
             return
           }
-          self.channel = channel
+          state.value.channel = channel
           linkEstablished()
         case .failure(let error):
-          guard attempt == generation else { return }
+          guard attempt == state.value.generation else { return }
           scheduleReconnect(because: "cannot connect to flicd at \(endpoint): \(error)")
         }
       }
   }
 
   private func scheduleReconnect(because reason: String) {
-    guard !stopped else { return }
-    failuresInARow += 1
-    let delay = backoff.next()
+    guard !state.value.stopped else { return }
+    state.value.failuresInARow += 1
+    let delay = state.value.backoff.next()
     // Say it loudly once, then quietly: flicd may be away for hours.
-    let level: LogLevel = failuresInARow == 1 || failuresInARow % 20 == 0 ? .warning : .debug
-    events.log(level, "\(reason); retrying in \(String(format: "%.1f", delay)) s (attempt \(failuresInARow))")
-    reconnectTask?.cancel()
-    reconnectTask = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in connect() }
+    let level: LogLevel = state.value.failuresInARow == 1 || state.value.failuresInARow % 20 == 0 ? .warning : .debug
+    events.log(
+      level, "\(reason); retrying in \(String(format: "%.1f", delay)) s (attempt \(state.value.failuresInARow))")
+    state.value.reconnectTask?.cancel()
+    state.value.reconnectTask = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in connect() }
   }
 
   private func linkEstablished() {
+    let failures = state.value.failuresInARow
     events.log(
-      .info,
-      "connected to flicd at \(endpoint)\(failuresInARow > 0 ? " after \(failuresInARow) failed attempts" : "")")
-    failuresInARow = 0
-    linkProvedHealthy = false
+      .info, "connected to flicd at \(endpoint)\(failures > 0 ? " after \(failures) failed attempts" : "")")
+    state.value.failuresInARow = 0
+    state.value.linkProvedHealthy = false
     send(.getInfo)
     for index in config.buttons.indices { openChannel(index) }
     schedulePing()
@@ -142,11 +149,11 @@ final class FlicdConnection: @unchecked Sendable {
 
   /// Called by the handler when its socket closed.
   func linkLost(generation lostGeneration: Int, reason: String) {
-    guard lostGeneration == generation, channel != nil else { return }
-    channel = nil
+    guard lostGeneration == state.value.generation, state.value.channel != nil else { return }
+    state.value.channel = nil
     cancelPing()
     for index in config.buttons.indices { setLinked(index, false) }
-    if !stopped {
+    if !state.value.stopped {
       scheduleReconnect(because: "lost flicd at \(endpoint): \(reason)")
     }
   }
@@ -154,54 +161,55 @@ final class FlicdConnection: @unchecked Sendable {
   /// Drops the socket (which then reports `linkLost` and reconnects).
   private func dropLink(_ message: String) {
     events.log(.error, message)
-    guard let channel else { return }
+    guard let channel = state.value.channel else { return }
     channel.close(promise: nil)
     // A socket that was already closed reports nothing more; handle the loss here.
-    if !channel.isActive { linkLost(generation: generation, reason: "dropped") }
+    if !channel.isActive { linkLost(generation: state.value.generation, reason: "dropped") }
   }
 
   private func send(_ command: CommandPacket) {
-    channel?.writeAndFlush(ByteBuffer(bytes: command.encoded()), promise: nil)
+    state.value.channel?.writeAndFlush(ByteBuffer(bytes: command.encoded()), promise: nil)
   }
 
   // MARK: Keepalive
 
   private func schedulePing() {
-    pingTask = loop.scheduleTask(in: .milliseconds(Int64(config.pingIntervalSeconds * 1000))) { [self] in
-      guard channel != nil else { return }
-      let id = nextPingID
-      nextPingID &+= 1
-      outstandingPing = id
+    state.value.pingTask = loop.scheduleTask(in: .milliseconds(Int64(config.pingIntervalSeconds * 1000))) { [self] in
+      guard state.value.channel != nil else { return }
+      let id = state.value.nextPingID
+      state.value.nextPingID &+= 1
+      state.value.outstandingPing = id
       send(.ping(pingID: id))
-      pingDeadline = loop.scheduleTask(in: .milliseconds(Int64(config.pingTimeoutSeconds * 1000))) { [self] in
+      state.value.pingDeadline = loop.scheduleTask(in: .milliseconds(Int64(config.pingTimeoutSeconds * 1000))) {
+        [self] in
         dropLink("flicd did not answer ping \(id) within \(config.pingTimeoutSeconds) s; reconnecting")
       }
     }
   }
 
   private func cancelPing() {
-    pingTask?.cancel()
-    pingDeadline?.cancel()
-    pingTask = nil
-    pingDeadline = nil
-    outstandingPing = nil
+    state.value.pingTask?.cancel()
+    state.value.pingDeadline?.cancel()
+    state.value.pingTask = nil
+    state.value.pingDeadline = nil
+    state.value.outstandingPing = nil
   }
 
   // MARK: Events from flicd
 
   func received(_ event: EventPacket, generation eventGeneration: Int) {
-    guard eventGeneration == generation, !stopped else { return }
-    if !linkProvedHealthy, !event.isUnknown {
-      linkProvedHealthy = true
-      backoff.reset()
+    guard eventGeneration == state.value.generation, !state.value.stopped else { return }
+    if !state.value.linkProvedHealthy, !event.isUnknown {
+      state.value.linkProvedHealthy = true
+      state.value.backoff.reset()
     }
     switch event {
     case .pingResponse(let id):
       // Only the answer to our outstanding ping restarts the cycle.
-      guard id == outstandingPing else { return }
-      outstandingPing = nil
-      pingDeadline?.cancel()
-      pingDeadline = nil
+      guard id == state.value.outstandingPing else { return }
+      state.value.outstandingPing = nil
+      state.value.pingDeadline?.cancel()
+      state.value.pingDeadline = nil
       schedulePing()
 
     case .getInfoResponse(let info):
@@ -272,14 +280,14 @@ final class FlicdConnection: @unchecked Sendable {
 
   /// A packet that breaks the protocol: the stream cannot be trusted any more.
   func receivedMalformed(_ error: FlicProtocolError, generation eventGeneration: Int) {
-    guard eventGeneration == generation else { return }
+    guard eventGeneration == state.value.generation else { return }
     dropLink("malformed packet from flicd (\(error)); dropping the connection and reconnecting")
   }
 
   private func reopenLater(_ index: Int) {
-    let current = generation
+    let current = state.value.generation
     loop.scheduleTask(in: .seconds(5)) { [self] in
-      guard current == generation, channel != nil, !stopped else { return }
+      guard current == state.value.generation, state.value.channel != nil, !state.value.stopped else { return }
       send(.removeConnectionChannel(connectionID: UInt32(index + 1)))
       openChannel(index)
     }
@@ -291,8 +299,8 @@ final class FlicdConnection: @unchecked Sendable {
   }
 
   private func setLinked(_ index: Int, _ value: Bool) {
-    guard linked[index] != value else { return }
-    linked[index] = value
+    guard state.value.linked[index] != value else { return }
+    state.value.linked[index] = value
     events.connected(index, value)
   }
 }

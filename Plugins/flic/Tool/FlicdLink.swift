@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 
 /// A short-lived, blocking flicd client for the CLI helpers: send commands, wait for events.
-final class FlicdLink: @unchecked Sendable {
+final class FlicdLink: Sendable {
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
@@ -16,10 +16,11 @@ final class FlicdLink: @unchecked Sendable {
 
   init(host: String, port: Int) throws {
     endpoint = "\(host):\(port)"
-    let inbox = EventInbox()
+    let loop = group.next()
+    let inbox = EventInbox(loop: loop)
     self.inbox = inbox
     do {
-      channel = try ClientBootstrap(group: group)
+      channel = try ClientBootstrap(group: loop)
         .connectTimeout(.seconds(5))
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
@@ -60,33 +61,71 @@ final class FlicdLink: @unchecked Sendable {
   }
 }
 
-/// Decoded events waiting to be taken by the CLI thread.
-final class EventInbox: @unchecked Sendable {
-  enum Item {
+/// Decoded events waiting to be taken by the CLI thread. They are kept on the link's event
+/// loop; `take` waits there for the next one, its deadline a scheduled timeout.
+final class EventInbox: Sendable {
+  enum Item: Sendable {
     case event(EventPacket)
     case timedOut
     case closed
     case malformed(FlicProtocolError)
   }
 
-  private let condition = NSCondition()
-  private var items: [Item] = []
-  private var ended: Item?
+  private let loop: any EventLoop
+  private let state: NIOLoopBoundBox<State>
 
-  func put(_ item: Item) {
-    condition.lock()
-    if case .event = item { items.append(item) } else if ended == nil { ended = item }
-    condition.broadcast()
-    condition.unlock()
+  private struct State {
+    var items: [Item] = []
+    var ended: Item?
+    /// The `take` waiting for an item, and its timeout.
+    var waiter: (promise: EventLoopPromise<Item>, timeout: Scheduled<Void>)?
   }
 
-  func take(before deadline: Date) -> Item {
-    condition.lock()
-    defer { condition.unlock() }
-    while items.isEmpty && ended == nil {
-      if !condition.wait(until: deadline) { return .timedOut }
+  init(loop: any EventLoop) {
+    self.loop = loop
+    state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
+  }
+
+  /// On the loop.
+  func put(_ item: Item) {
+    if case .event = item {
+      state.value.items.append(item)
+    } else if state.value.ended == nil {
+      state.value.ended = item
     }
-    return items.isEmpty ? ended! : items.removeFirst()
+    answerWaiter()
+  }
+
+  /// Blocks the calling thread (never the loop) until an item arrives or `deadline` passes.
+  func take(before deadline: Date) -> Item {
+    let wait = TimeAmount.nanoseconds(Int64(max(0, deadline.timeIntervalSinceNow) * 1e9))
+    let answer = loop.flatSubmit { () -> EventLoopFuture<Item> in
+      let promise = self.loop.makePromise(of: Item.self)
+      let timeout = self.loop.scheduleTask(in: wait) {
+        self.state.value.waiter = nil
+        promise.succeed(.timedOut)
+      }
+      self.state.value.waiter = (promise, timeout)
+      self.answerWaiter()
+      return promise.futureResult
+    }
+    return (try? answer.wait()) ?? .closed
+  }
+
+  /// Hands the waiting `take` the next item, if there is one.
+  private func answerWaiter() {
+    guard let waiter = state.value.waiter else { return }
+    let item: Item
+    if !state.value.items.isEmpty {
+      item = state.value.items.removeFirst()
+    } else if let ended = state.value.ended {
+      item = ended
+    } else {
+      return
+    }
+    state.value.waiter = nil
+    waiter.timeout.cancel()
+    waiter.promise.succeed(item)
   }
 }
 

@@ -13,10 +13,10 @@ import struct PatchbayPluginKit.RetryBackoff
 /// reads, reports HomeKit writes, and notices when another client has taken the server's
 /// traffic.
 ///
-/// All state lives on one event loop of its own; the public methods may be called from any
-/// thread. Callbacks run on that loop and must return quickly. After `stop()` returns no
-/// callback runs any more.
-public final class HomebridgeClient: @unchecked Sendable {
+/// All state lives on one event loop of its own (`state`, checked there); the public methods
+/// may be called from any thread. Callbacks run on that loop and must return quickly. After
+/// `stop()` returns no callback runs any more.
+public final class HomebridgeClient: Sendable {
   public typealias LogHandler = @Sendable (ClientSession.LogLevel, String) -> Void
   /// A HomeKit write, with the accessory's current values by characteristic (after the write).
   public typealias WriteHandler = @Sendable (ClientSession.HomeKitWrite, [String: JSONValue]) -> Void
@@ -50,21 +50,25 @@ public final class HomebridgeClient: @unchecked Sendable {
   /// Where `session.added` is kept across restarts; nil keeps it in memory only.
   private let stateFile: String?
 
-  // Confined to `loop`.
-  private var session: ClientSession
-  private var channel: (any Channel)?
-  private var backoff: RetryBackoff
-  private var outageLog: ReconnectLogPolicy
-  private var reconnect: Scheduled<Void>?
-  private var keepalive: RepeatedTask?
-  private var trafficCheck: RepeatedTask?
-  private var connectedAt: NIODeadline?
-  private var lastFrameAt = NIODeadline.now()
-  private var started = false
-  private var stopped = false
-  private var attempts = 0
-  /// Why the current attempt ends, when known before its socket closes (a failed upgrade, a reclaim).
-  private var endReason: String?
+  /// Everything that changes, owned by `loop`: only code running there reaches it.
+  private let state: NIOLoopBoundBox<State>
+
+  private struct State {
+    var session: ClientSession
+    var channel: (any Channel)?
+    var backoff: RetryBackoff
+    var outageLog: ReconnectLogPolicy
+    var reconnect: Scheduled<Void>?
+    var keepalive: RepeatedTask?
+    var trafficCheck: RepeatedTask?
+    var connectedAt: NIODeadline?
+    var lastFrameAt = NIODeadline.now()
+    var started = false
+    var stopped = false
+    var attempts = 0
+    /// Why the current attempt ends, when known before its socket closes (a failed upgrade, a reclaim).
+    var endReason: String?
+  }
 
   static let maxFrameSize = 1 << 20
   public static let stateFileName = "added-accessories.json"
@@ -79,8 +83,6 @@ public final class HomebridgeClient: @unchecked Sendable {
     loop = group.next()
     self.stateFile = stateFile
     self.timing = timing
-    backoff = timing.backoff
-    outageLog = ReconnectLogPolicy(endpoint: endpoint.description, summaryInterval: timing.outageSummaryInterval)
     var warning: String?
     var added = AddedAccessories()
     if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
@@ -92,7 +94,11 @@ public final class HomebridgeClient: @unchecked Sendable {
         warning = "\(stateFile) is unreadable; accessories added earlier and no longer configured stay in Homebridge"
       }
     }
-    session = ClientSession(accessories: accessories, added: added)
+    state = NIOLoopBoundBox.makeBoxSendingValue(
+      State(
+        session: ClientSession(accessories: accessories, added: added), backoff: timing.backoff,
+        outageLog: ReconnectLogPolicy(endpoint: endpoint.description, summaryInterval: timing.outageSummaryInterval)),
+      eventLoop: loop)
     self.log = log
     self.onHomeKitWrite = onHomeKitWrite
     self.onConnectionChange = onConnectionChange
@@ -102,8 +108,8 @@ public final class HomebridgeClient: @unchecked Sendable {
   /// Starts connecting; returns at once. Connection failures are logged and retried.
   public func start() {
     loop.execute {
-      guard !self.started, !self.stopped else { return }
-      self.started = true
+      guard !self.state.value.started, !self.state.value.stopped else { return }
+      self.state.value.started = true
       self.onConnectionChange(false)
       self.connect()
     }
@@ -112,13 +118,13 @@ public final class HomebridgeClient: @unchecked Sendable {
   /// Closes the connection and stops the loop. Must not be called from a callback.
   public func stop() {
     let closed = loop.flatSubmit { () -> EventLoopFuture<Void> in
-      self.stopped = true
-      self.reconnect?.cancel()
-      self.keepalive?.cancel()
-      self.trafficCheck?.cancel()
-      guard let channel = self.channel else { return self.loop.makeSucceededVoidFuture() }
-      self.channel = nil
-      self.session.closed()
+      self.state.value.stopped = true
+      self.state.value.reconnect?.cancel()
+      self.state.value.keepalive?.cancel()
+      self.state.value.trafficCheck?.cancel()
+      guard let channel = self.state.value.channel else { return self.loop.makeSucceededVoidFuture() }
+      self.state.value.channel = nil
+      self.state.value.session.closed()
       return channel.close().recover { _ in }
     }
     try? closed.wait()
@@ -128,9 +134,9 @@ public final class HomebridgeClient: @unchecked Sendable {
   /// Sets characteristics: remembered as the latest value, and sent now when connected.
   public func update(_ updates: [(ClientSession.Key, JSONValue)]) {
     loop.execute {
-      guard !self.stopped else { return }
+      guard !self.state.value.stopped else { return }
       for (key, value) in updates {
-        self.perform(self.session.update(key, to: value))
+        self.perform(self.state.value.session.update(key, to: value))
       }
     }
   }
@@ -139,21 +145,21 @@ public final class HomebridgeClient: @unchecked Sendable {
 
   /// Whether the websocket is open right now.
   public var isConnected: Bool {
-    (try? loop.submit { self.session.isOpen }.wait()) ?? false
+    (try? loop.submit { self.state.value.session.isOpen }.wait()) ?? false
   }
 
   /// The latest value of a characteristic as this client knows it.
   public func value(_ key: ClientSession.Key) -> JSONValue? {
-    (try? loop.submit { self.session.value(key) }.wait()) ?? nil
+    (try? loop.submit { self.state.value.session.value(key) }.wait()) ?? nil
   }
 
   // MARK: Connection (on the loop)
 
   private func connect() {
-    guard !stopped else { return }
-    attempts += 1
-    endReason = nil
-    let attempt = attempts
+    guard !state.value.stopped else { return }
+    state.value.attempts += 1
+    state.value.endReason = nil
+    let attempt = state.value.attempts
     let endpoint = self.endpoint
     let bootstrap = ClientBootstrap(group: loop)
       .connectTimeout(.seconds(5))
@@ -168,15 +174,15 @@ public final class HomebridgeClient: @unchecked Sendable {
         self.attemptEnded(attempt, reason: "cannot connect to \(endpoint): \(ConnectFailure.describe(error))")
       case .success(let channel):
         channel.eventLoop.scheduleTask(in: self.timing.upgradeTimeout) {
-          if self.channel !== channel, channel.isActive {
-            self.endReason = "\(endpoint) did not finish the websocket upgrade in time"
+          if self.state.value.channel !== channel, channel.isActive {
+            self.state.value.endReason = "\(endpoint) did not finish the websocket upgrade in time"
             channel.close(promise: nil)
           }
         }
         channel.closeFuture.whenComplete { _ in
-          let reason = attempt == self.attempts ? self.endReason : nil
+          let reason = attempt == self.state.value.attempts ? self.state.value.endReason : nil
           self.attemptEnded(attempt, reason: reason ?? "connection to \(endpoint) closed")
-          if self.channel === channel { self.channel = nil }
+          if self.state.value.channel === channel { self.state.value.channel = nil }
         }
       }
     }
@@ -210,12 +216,12 @@ public final class HomebridgeClient: @unchecked Sendable {
         self.opened(channel)
       case .success(false):
         if channel.isActive {
-          self.endReason = "\(endpoint) refused the websocket upgrade; is it homebridge-websocket?"
+          self.state.value.endReason = "\(endpoint) refused the websocket upgrade; is it homebridge-websocket?"
         }
         channel.close(promise: nil)
       case .failure(let error):
-        if channel.isActive, self.endReason == nil {
-          self.endReason = "websocket upgrade with \(endpoint) failed: \(error)"
+        if channel.isActive, self.state.value.endReason == nil {
+          self.state.value.endReason = "websocket upgrade with \(endpoint) failed: \(error)"
         }
         channel.close(promise: nil)
       }
@@ -223,25 +229,26 @@ public final class HomebridgeClient: @unchecked Sendable {
   }
 
   private func opened(_ channel: any Channel) {
-    guard !stopped else {
+    guard !state.value.stopped else {
       channel.close(promise: nil)
       return
     }
-    self.channel = channel
-    connectedAt = .now()
-    lastFrameAt = .now()
-    keepalive?.cancel()
-    keepalive = loop.scheduleRepeatedTask(initialDelay: timing.pingInterval, delay: timing.pingInterval) { _ in
+    state.value.channel = channel
+    state.value.connectedAt = .now()
+    state.value.lastFrameAt = .now()
+    state.value.keepalive?.cancel()
+    state.value.keepalive = loop.scheduleRepeatedTask(initialDelay: timing.pingInterval, delay: timing.pingInterval) {
+      _ in
       self.checkAlive(channel)
     }
-    trafficCheck?.cancel()
-    trafficCheck = loop.scheduleRepeatedTask(
+    state.value.trafficCheck?.cancel()
+    state.value.trafficCheck = loop.scheduleRepeatedTask(
       initialDelay: timing.trafficProbeInterval, delay: timing.trafficProbeInterval
     ) { _ in self.checkTraffic(channel) }
-    let line = outageLog.connected(at: .now)
+    let line = state.value.outageLog.connected(at: .now)
     log(line.level, line.message)
     onConnectionChange(true)
-    perform(session.opened())
+    perform(state.value.session.opened())
   }
 
   /// The server sends HomeKit's writes and reads only to its newest client, and a websocket
@@ -249,13 +256,13 @@ public final class HomebridgeClient: @unchecked Sendable {
   /// client took the traffic, warn, and later reconnect to take it back (if that client has
   /// gone, the server is writing into its closed socket and nobody else will fix it).
   private func checkTraffic(_ channel: any Channel) {
-    guard self.channel === channel else { return }
-    if let probe = session.probeTraffic() {
+    guard self.state.value.channel === channel else { return }
+    if let probe = state.value.session.probeTraffic() {
       perform(probe)
       return
     }
-    trafficCheck?.cancel()
-    trafficCheck = nil
+    state.value.trafficCheck?.cancel()
+    state.value.trafficCheck = nil
     let delay = timing.reclaimDelay
     log(
       .warning,
@@ -263,16 +270,16 @@ public final class HomebridgeClient: @unchecked Sendable {
         + "reads only to it, so they no longer reach patchbay (patchbay's values still reach HomeKit); "
         + "reconnecting in \(delay.nanoseconds / 1_000_000_000) s to take them back")
     loop.scheduleTask(in: delay) {
-      guard self.channel === channel else { return }
-      self.endReason = "closed to take Homebridge's traffic back from another client"
+      guard self.state.value.channel === channel else { return }
+      self.state.value.endReason = "closed to take Homebridge's traffic back from another client"
       channel.close(promise: nil)
     }
   }
 
   /// Pings a quiet server and gives up on one that stopped answering (a hung Homebridge).
   private func checkAlive(_ channel: any Channel) {
-    guard self.channel === channel else { return }
-    if NIODeadline.now() - lastFrameAt > timing.silenceLimit {
+    guard self.state.value.channel === channel else { return }
+    if NIODeadline.now() - state.value.lastFrameAt > timing.silenceLimit {
       log(.warning, "Homebridge at \(endpoint) stopped answering; reconnecting")
       channel.close(promise: nil)
       return
@@ -283,38 +290,40 @@ public final class HomebridgeClient: @unchecked Sendable {
 
   /// Every attempt ends here exactly once: failed connect, refused upgrade, or a closed socket.
   private func attemptEnded(_ attempt: Int, reason: String) {
-    guard attempt == attempts else { return }
-    attempts += 1  // later events of this attempt are ignored
-    keepalive?.cancel()
-    keepalive = nil
-    trafficCheck?.cancel()
-    trafficCheck = nil
-    let wasOpen = session.isOpen
-    session.closed()
-    channel = nil
-    guard !stopped else { return }
+    guard attempt == state.value.attempts else { return }
+    state.value.attempts += 1  // later events of this attempt are ignored
+    state.value.keepalive?.cancel()
+    state.value.keepalive = nil
+    state.value.trafficCheck?.cancel()
+    state.value.trafficCheck = nil
+    let wasOpen = state.value.session.isOpen
+    state.value.session.closed()
+    state.value.channel = nil
+    guard !state.value.stopped else { return }
     if wasOpen { onConnectionChange(false) }
-    if let connectedAt, NIODeadline.now() - connectedAt > .seconds(10) { backoff.reset() }
-    connectedAt = nil
-    let delay = backoff.next()
+    if let connectedAt = state.value.connectedAt, NIODeadline.now() - connectedAt > .seconds(10) {
+      state.value.backoff.reset()
+    }
+    state.value.connectedAt = nil
+    let delay = state.value.backoff.next()
     let line =
       wasOpen
-      ? outageLog.connectionLost(at: .now, reason: reason, retryIn: delay)
-      : outageLog.attemptFailed(at: .now, reason: reason, retryIn: delay)
+      ? state.value.outageLog.connectionLost(at: .now, reason: reason, retryIn: delay)
+      : state.value.outageLog.attemptFailed(at: .now, reason: reason, retryIn: delay)
     if let line { log(line.level, line.message) }
-    reconnect = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { self.connect() }
+    state.value.reconnect = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { self.connect() }
   }
 
   // MARK: Frames (on the loop)
 
   func received(text: String, on channel: any Channel) {
-    guard self.channel === channel else { return }
-    lastFrameAt = .now()
-    perform(session.receive(text: text))
+    guard self.state.value.channel === channel else { return }
+    state.value.lastFrameAt = .now()
+    perform(state.value.session.receive(text: text))
   }
 
   func receivedControlFrame(on channel: any Channel) {
-    if self.channel === channel { lastFrameAt = .now() }
+    if self.state.value.channel === channel { state.value.lastFrameAt = .now() }
   }
 
   func failed(_ error: any Error, on channel: any Channel) {
@@ -325,7 +334,7 @@ public final class HomebridgeClient: @unchecked Sendable {
   private func perform(_ output: ClientSession.Output) {
     for entry in output.logs { log(entry.level, entry.message) }
     if output.addedChanged { saveAdded() }
-    if let channel, !output.send.isEmpty {
+    if let channel = state.value.channel, !output.send.isEmpty {
       for message in output.send {
         let text = message.text
         var buffer = channel.allocator.buffer(capacity: text.utf8.count)
@@ -336,7 +345,7 @@ public final class HomebridgeClient: @unchecked Sendable {
     }
     for write in output.homeKitWrites {
       var values: [String: JSONValue] = [:]
-      for (key, value) in session.values where key.accessory == write.key.accessory {
+      for (key, value) in state.value.session.values where key.accessory == write.key.accessory {
         values[key.characteristic] = value
       }
       onHomeKitWrite(write, values)
@@ -348,7 +357,7 @@ public final class HomebridgeClient: @unchecked Sendable {
     guard let stateFile else { return }
     let temporary = stateFile + ".tmp"
     do {
-      try session.added.jsonText.write(toFile: temporary, atomically: false, encoding: .utf8)
+      try state.value.session.added.jsonText.write(toFile: temporary, atomically: false, encoding: .utf8)
       guard rename(temporary, stateFile) == 0 else {
         log(.warning, "cannot replace \(stateFile): \(String(cString: strerror(errno)))")
         return
