@@ -144,7 +144,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
-      path: "Sources/Simulators/Flicd", swiftSettings: strict),
+      path: "Plugins/flic/Simulator", swiftSettings: strict),
     // Pairing and listing buttons through flicd (`patchbay flic ...` runs it).
     .executableTarget(
       name: "FlicTool",
@@ -179,7 +179,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
-      path: "Sources/Simulators/Homebridge", swiftSettings: strict),
+      path: "Plugins/homebridge-websocket/Simulator", swiftSettings: strict),
     // Hue bridge v1 API: models, JSON, response parsing, unit conversions; shared by plugin, simulator and CLI.
     .target(name: "HueProtocol", dependencies: ["PatchbayValues"], path: "Plugins/hue/Protocol", swiftSettings: strict),
     // Hue lights and groups: config, rate-respecting command scheduler, poller, ports.
@@ -204,7 +204,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
-      path: "Sources/Simulators/Hue", swiftSettings: strict),
+      path: "Plugins/hue/Simulator", swiftSettings: strict),
     // Link-button pairing with a bridge (`patchbay hue pair` runs it).
     .executableTarget(
       name: "HueTool",
