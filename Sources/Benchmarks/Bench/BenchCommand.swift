@@ -101,6 +101,7 @@ struct BenchCommand: ParsableCommand {
     let hopSummary = LatencySummary(nanoseconds: hop)
     goals.hopP50 = hopSummary.p50
     goals.relayP50 = relaySummary.p50
+    goals.socketpairP50 = rawSummary.p50
     report.add(
       hopSummary.figures("1 hop latency", "plugin -> hub -> plugin", baseline: ("C relay", relaySummary)))
     report.add(

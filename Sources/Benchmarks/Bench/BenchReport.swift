@@ -75,10 +75,11 @@ final class BenchReport: Sendable {
           (goal.atMost ? "<= " : ">= ") + String(format: "%.1f×", goal.limit), goal.verdict,
         ]
       }
+    // Every goal's note: for a miss what bounds it, for a met latency goal the phase it met in.
     let notes = goals.compactMap { goal in
-      goal.met == false ? goal.note.map { "  \(goal.goal): \($0)" } : nil
+      goal.met == nil ? nil : goal.note.map { "  \(goal.goal) (\(goal.verdict)): \($0)" }
     }
-    return (Self.columns(rows) + (notes.isEmpty ? [] : ["", "what bounds the missed goals:"] + notes))
+    return (Self.columns(rows) + (notes.isEmpty ? [] : ["", "what the run measured about each goal:"] + notes))
       .joined(separator: "\n")
   }
 

@@ -5,6 +5,7 @@ import Foundation
 struct GoalInputs {
   var hopP50: Double?
   var relayP50: Double?
+  var socketpairP50: Double?
   var eventRate: Double?
   var socketpairRate: Double?
   var eventLost: Int?
@@ -26,7 +27,7 @@ struct GoalInputs {
     [
       Goal(
         goal: "hop p50 <= 1.5x the raw C relay", limit: 1.5, atMost: true, ratio: ratio(hopP50, relayP50),
-        note: profile()),
+        note: [latencyLine(), profile()].compactMap { $0 }.joined(separator: "; ")),
       Goal(
         goal: "event throughput >= 0.5x the raw socketpair, 0 lost", limit: 0.5, atMost: false,
         ratio: ratio(eventRate, socketpairRate), condition: eventLost.map { $0 == 0 },
@@ -51,6 +52,18 @@ struct GoalInputs {
   private func ratio(_ value: Double?, _ base: Double?) -> Double? {
     guard let value, let base, base > 0 else { return nil }
     return value / base
+  }
+
+  /// The bare socketpair's p50 tells the machine's phase: a few µs normally; far above it,
+  /// waking a process dominates every latency and their ratios say little.
+  private func latencyLine() -> String? {
+    guard let hop = hopP50, let relay = relayP50 else { return nil }
+    var line = String(format: "hub %.1f µs, C relay %.1f µs", hop, relay)
+    if let socketpair = socketpairP50 {
+      line += String(format: ", bare socketpair %.1f µs", socketpair)
+      if socketpair > 10 { line += " (a slow wake-up phase: the ratio is not evidence)" }
+    }
+    return line
   }
 
   private func cpuLine() -> String? {

@@ -17,7 +17,7 @@ struct ThroughputBenchmark {
     var lagAfterFlood: Double
     /// The hub's user + system CPU seconds over the flood, per message sent.
     var hubCPUPerMessage: Double
-    /// How often publish() had to wait for the consumer (route status), when reported.
+    /// How often the source's publishing had to wait for the consumer (its instance status).
     var waits: Int
   }
 
