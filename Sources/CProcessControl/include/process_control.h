@@ -66,4 +66,8 @@ static inline uint64_t pc_input_ledger_finished(const pc_input_ledger *ledger) {
   return __atomic_load_n(&ledger->finished, __ATOMIC_ACQUIRE);
 }
 
+/* Several frames per system call (the hub's and the hosts' readers). Included here as well so
+ * that a build folder made before frame_batch.h existed rebuilds this module. */
+#include "frame_batch.h"
+
 #endif
