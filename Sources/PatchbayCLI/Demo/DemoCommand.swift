@@ -64,8 +64,9 @@ struct DemoCommand: ParsableCommand {
       directory: work, flicdPort: try flicd.listeningPort(), homebridgePort: try homebridge.listeningPort(),
       huePort: try hue.listeningPort()
     ).write(toFile: config, atomically: false, encoding: .utf8)
-    try waitForSocket(work + "/flicd.sock")
-    try waitForSocket(work + "/hue.sock")
+    // Each simulator says "control socket PATH" once it can be driven.
+    try flicd.waitForLine(containing: "control socket ")
+    try hue.waitForLine(containing: "control socket ")
     for (light, state) in PartyStory.lightsBefore { _ = try sendControl(work + "/hue.sock", "set \(light) \(state)") }
     let lightsBefore = try PartyStory.lightStates(control: work + "/hue.sock")
 
@@ -137,12 +138,10 @@ struct DemoCommand: ParsableCommand {
     let hub = try DemoProcess(
       name: "hub", executable: tools.patchbay, arguments: ["run", "--config", config], show: { _ in false },
       logFile: work + "/hub.log")
-    let deadline = Date().addingTimeInterval(60)
-    while !FileManager.default.fileExists(atPath: work + "/control.sock") {
-      guard hub.process.isRunning, Date() < deadline else {
-        throw DemoError("the hub did not start; see \(work)/hub.log")
-      }
-      usleep(50_000)
+    do {
+      try hub.waitForLine(containing: "control socket at ")
+    } catch {
+      throw DemoError("the hub did not start; see \(work)/hub.log")
     }
     say(
       "The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic), homekit (homebridge-websocket), "
@@ -184,12 +183,4 @@ func sendControl(_ path: String, _ line: String) throws -> String {
   let answer = stream.readLine() ?? ""
   if answer.hasPrefix("error") { throw DemoError("simulator refused '\(line)': \(answer)") }
   return answer
-}
-
-func waitForSocket(_ path: String) throws {
-  let deadline = Date().addingTimeInterval(60)
-  while !FileManager.default.fileExists(atPath: path) {
-    guard Date() < deadline else { throw DemoError("no simulator socket at \(path)") }
-    usleep(50_000)
-  }
 }

@@ -13,8 +13,11 @@ final class DemoProcess: Sendable {
   /// Its output so far: whole lines, and the start of the next one.
   private let output = Guarded<(lines: [String], partial: Data)>(([], Data()))
   private let show: @Sendable (String) -> Bool
+  /// Where its output is also written whole (the hub's log), if anywhere.
+  private let log: FileHandle?
 
-  /// `show` picks the lines worth printing; all lines are kept for waiting on.
+  /// `show` picks the lines worth printing; all lines are kept for waiting on, and written to
+  /// `logFile` when one is given.
   init(
     name: String, executable: String, arguments: [String], show: @escaping @Sendable (String) -> Bool = { _ in true },
     logFile: String? = nil
@@ -27,11 +30,12 @@ final class DemoProcess: Sendable {
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
+    process.standardError = pipe
     if let logFile {
       FileManager.default.createFile(atPath: logFile, contents: nil)
-      process.standardError = FileHandle(forWritingAtPath: logFile)
+      log = FileHandle(forWritingAtPath: logFile)
     } else {
-      process.standardError = pipe
+      log = nil
     }
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
@@ -42,6 +46,7 @@ final class DemoProcess: Sendable {
   }
 
   private func append(_ data: Data) {
+    log?.write(data)
     let complete = output.change { output -> [String] in
       output.partial.append(data)
       var complete: [String] = []

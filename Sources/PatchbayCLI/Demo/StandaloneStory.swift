@@ -89,14 +89,14 @@ enum StandaloneStory {
     // The simulators bind ports the system chooses and say which; the config names them.
     try Self.config(directory: work, flicdPort: try flicd.listeningPort(), huePort: try hue.listeningPort(), dusk: dusk)
       .write(toFile: configPath, atomically: false, encoding: .utf8)
-    try waitForSocket(work + "/flicd.sock")
-    try waitForSocket(work + "/hue.sock")
+    try flicd.waitForLine(containing: "control socket ")
+    try hue.waitForLine(containing: "control socket ")
     for light in ["1", "2", "3"] { _ = try sendControl(work + "/hue.sock", "set \(light) on=false") }
     let hub = try DemoProcess(
       name: "hub", executable: tools.patchbay, arguments: ["run", "--config", configPath], show: { _ in false },
       logFile: work + "/hub.log")
     defer { hub.terminate() }
-    try waitForSocket(work + "/control.sock")
+    try hub.waitForLine(containing: "control socket at ")
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     DemoOutput.say(
       "The hub runs the flic, hue and schedule plugins; scenes good_morning and good_night are in its config.")
