@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 
 #if canImport(Glibc)
@@ -133,13 +134,10 @@ struct HostSession: Sendable {
 
   /// Whether `pid` ended (and was reaped) within `seconds`.
   private static func reap(_ pid: pid_t, within seconds: Double) -> Bool {
-    let deadline = now() + seconds
-    while now() < deadline {
-      var status: Int32 = 0
-      if waitpid(pid, &status, WNOHANG) == pid { return true }
-      usleep(10_000)
-    }
-    return false
+    // Woken by the process's end (a pidfd), not by polling.
+    guard pc_wait_for_end(pid, Int32(seconds * 1000)) == 1 else { return false }
+    var status: Int32 = 0
+    return waitpid(pid, &status, 0) == pid
   }
 
   private static func now() -> Double {
