@@ -77,9 +77,11 @@ struct DemoCommand: ParsableCommand {
     say("")
 
     try step(
-      "1. Single click: the first scene of the toggle", flicd, "single", homebridge, expect: "scene 'Good Morning' ran")
-    try homebridge.waitForLine(containing: "setValue ws_morning.On = false", after: 0, within: 30)
-    try step("2. Single click again: the other scene", flicd, "single", homebridge, expect: "scene 'Good Night' ran")
+      "1. Single click: the first scene of the toggle", flicd, "single", homebridge, expect: "scene 'Good Morning' ran",
+      settled: "setValue ws_morning.On = false")
+    try step(
+      "2. Single click again: the other scene", flicd, "single", homebridge, expect: "scene 'Good Night' ran",
+      settled: "setValue ws_evening.On = false")
 
     say("")
     say("3. Restarting the hub: the toggle position is saved under its state directory.")
@@ -90,7 +92,7 @@ struct DemoCommand: ParsableCommand {
     try homebridge.waitForLine(containing: "add party", after: beforeRestart, within: 60)
     try step(
       "4. Single click after the restart: back to the first scene", flicd, "single", homebridge,
-      expect: "scene 'Good Morning' ran")
+      expect: "scene 'Good Morning' ran", settled: "setValue ws_morning.On = false")
     let record = HueRecord(path: work + "/hue.jsonl")
     record.refresh()
     var mark = record.lines.count
@@ -157,15 +159,17 @@ struct DemoCommand: ParsableCommand {
   }
 
   private func step(
-    _ title: String, _ flicd: DemoProcess, _ gesture: String, _ homebridge: DemoProcess, expect: String
+    _ title: String, _ flicd: DemoProcess, _ gesture: String, _ homebridge: DemoProcess, expect: String,
+    settled: String? = nil
   ) throws {
     say("")
     say(title)
     let mark = homebridge.lineCount
     _ = try sendControl(flicd.controlPath, "press \(BedsideStory.buttonAddress) \(gesture)")
     try homebridge.waitForLine(containing: expect, after: mark, within: 60)
-    // Let the momentary switch-off and the scene's own writes show before the next step.
-    usleep(1_800_000)
+    // A scene switch is momentary: the next press fires its automation only once the hub has
+    // switched it off again (after 1.5 s), so the story waits for that write.
+    if let settled { try homebridge.waitForLine(containing: settled, after: mark, within: 60) }
   }
 
   private func say(_ line: String) { DemoOutput.say(line) }

@@ -47,19 +47,20 @@ final class DemoProcess: Sendable {
 
   private func append(_ data: Data) {
     log?.write(data)
-    let complete = output.change { output -> [String] in
+    let complete = output.withLock { output -> [String] in
       output.partial.append(data)
       var complete: [String] = []
       while let newline = output.partial.firstIndex(of: 0x0A) {
         complete.append(String(decoding: output.partial[output.partial.startIndex..<newline], as: UTF8.self))
         output.partial.removeSubrange(output.partial.startIndex...newline)
       }
-      output.lines += complete
       return complete
     }
+    // Shown before a waiter can see them: the story's next heading comes after them.
     for line in complete where show(line) {
       DemoOutput.say("    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| \(line)")
     }
+    output.change { $0.lines += complete }
   }
 
   /// Waits for a line containing `text` that appeared after line number `after`.
