@@ -36,7 +36,9 @@ enum StatusTable {
     }
     lines.append("")
     lines.append("ROUTES")
-    for route in status.routes { lines.append("  \(route.key)  \(route.id)  drops \(route.drops)") }
+    for route in status.routes {
+      lines.append("  \(route.key)  \(route.id)  values \(route.values)  drops \(route.drops)")
+    }
     for inactive in status.inactiveRoutes { lines.append("  inactive: \(inactive)") }
     if !status.scenes.isEmpty {
       lines.append("")

@@ -27,6 +27,8 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     var scenes: [String: CompiledScene] = [:]
     var sceneActivations: [String: Int] = [:]
     var routeDrops: [String: Int] = [:]
+    /// Values each route passed on (after its filter and transform), for status and /metrics.
+    var routeValues: [String: Int] = [:]
     var routeErrors: [String] = []
     var watchers: [UUID: Watcher] = [:]
   }
@@ -169,9 +171,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   public func status() -> HubStatus {
-    let (runtimes, drops, errors, routeCount, scenes) = tables.withLock { tables in
+    let (runtimes, drops, values, errors, routeCount, scenes) = tables.withLock { tables in
       (
-        Array(tables.instances.values), tables.routeDrops, tables.routeErrors,
+        Array(tables.instances.values), tables.routeDrops, tables.routeValues, tables.routeErrors,
         tables.routes.all.map { ($0.id, $0.spec.keyPath) },
         tables.scenes.values.map {
           HubStatus.Scene(
@@ -188,7 +190,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         status.nextTimes = Self.nextTimes(of: status, retained: retained)
         return status
       }.sorted { $0.name < $1.name },
-      routes: routeCount.map { HubStatus.Route(id: $0.0, key: $0.1, drops: drops[$0.0] ?? 0) },
+      routes: routeCount.map {
+        HubStatus.Route(id: $0.0, key: $0.1, values: values[$0.0] ?? 0, drops: drops[$0.0] ?? 0)
+      },
       inactiveRoutes: errors,
       scenes: scenes.sorted { $0.name < $1.name })
   }

@@ -5,6 +5,8 @@ public struct HubStatus: Sendable, Codable {
   public struct Route: Sendable, Codable {
     public var id: String
     public var key: String
+    /// Values the route passed on to its targets (after its filter and transform).
+    public var values: Int
     public var drops: Int
   }
   public var version: String

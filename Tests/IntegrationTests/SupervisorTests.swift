@@ -168,9 +168,10 @@ import Testing
     // More than the queue (5) plus what the plugin host's socket holds (a few hundred small frames).
     #expect(try harness.cli("send", "source.command", "flood 2000").status == 0)
     try hub.waitForLine(containing: "queue of slow.events is full")
-    try eventually("drops counted on the route") {
+    try eventually("values and drops counted on the route") {
       let status = try harness.cli("status").output
-      return status.contains("routes[1]  flood  drops") && !status.contains("flood  drops 0")
+      let line = status.split(separator: "\n").first { $0.contains("routes[1]  flood  values ") }
+      return line.map { !$0.hasSuffix("drops 0") && !$0.contains("values 0 ") } ?? false
     }
     try harness.stop()
   }

@@ -46,6 +46,7 @@ import Testing
     #expect(plugins.inputs(of: "lamp").map(\.value) == [.integer(1), .integer(2)])
     #expect(setup.status("lamp")?.restarts == 1)
     #expect(setup.status("lamp")?.lastExit == "killed by signal SIGSEGV")
+    #expect(setup.hub.status().routes.map(\.values) == [2])
   }
 
   @Test func theIntensityLimitStopsRestartingACrashLoop() throws {

@@ -26,6 +26,7 @@ extension Hub {
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
       // Delivered first: the position is written at once, but that waits for fsync (several
       // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
+      tables.withLock { $0.routeValues[route.id, default: 0] += 1 }
       deliver(output.value, to: output.targets, via: route, from: producer)
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {

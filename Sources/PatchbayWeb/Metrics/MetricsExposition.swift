@@ -40,6 +40,10 @@ enum MetricsExposition {
     }
     for route in status.routes {
       counter(
+        registry, "route", "values", "Values the route passed on to its targets.",
+        [("route", route.id), ("key", route.key)]
+      ).increment(by: Int64(max(0, route.values)))
+      counter(
         registry, "route", "drops", "Values dropped on the route because a target's queue was full.",
         [("route", route.id), ("key", route.key)]
       ).increment(by: Int64(max(0, route.drops)))

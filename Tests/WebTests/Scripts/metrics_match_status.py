@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """/metrics read as Prometheus reads it: prometheus_client's text-format parser (Debian's
 python3-prometheus-client) must accept the whole scrape, and every instance's up, restarts,
-queue depth and drops must equal what `patchbay status --json` says, as must every route's drops.
+queue depth and drops must equal what `patchbay status --json` says, as must every route's values and drops.
 
   metrics_match_status.py --base URL --patchbay BIN --config TOML
 
@@ -38,6 +38,7 @@ def expected(answer):
         numbers[("patchbay_instance_drops", labels)] = float(i["drops"])
     for r in answer["routes"]:
         numbers[("patchbay_route_drops", (("key", r["key"]), ("route", r["id"])))] = float(r["drops"])
+        numbers[("patchbay_route_values", (("key", r["key"]), ("route", r["id"])))] = float(r["values"])
     return numbers
 
 
@@ -73,7 +74,8 @@ def main():
     # The families by the parser's names (a counter's family drops its _total suffix).
     for name, kind in [("patchbay_hub_up", "gauge"), ("patchbay_instance_up", "gauge"),
                        ("patchbay_instance_restarts", "counter"), ("patchbay_instance_queue_depth", "gauge"),
-                       ("patchbay_instance_drops", "counter"), ("patchbay_route_drops", "counter")]:
+                       ("patchbay_instance_drops", "counter"), ("patchbay_route_drops", "counter"),
+                       ("patchbay_route_values", "counter")]:
         if types.get(name) != kind:
             raise SystemExit(f"FAIL: {name} is {types.get(name)!r}, not {kind}:\n{text}")
     if samples.get(("patchbay_hub_up", ())) != 1.0:
