@@ -1,5 +1,10 @@
+import CProcessControl
 import Foundation
 import PatchbayHub
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Parses the config's TOML in a child process before the CLI parses it in its own.
 ///
@@ -9,7 +14,7 @@ import PatchbayHub
 /// dying. Parsing is deterministic: a file the child survives, the parent survives too.
 enum ParserIsolation {
   /// How long one child may take before it counts as hung (a 1 MB config parses in well under).
-  static let deadline: DispatchTimeInterval = .seconds(20)
+  static let deadlineMilliseconds: Int32 = 20_000
 
   /// nil when the parser survives every file of the config at `mainFile`; otherwise where it
   /// broke, as a diagnostic for the user.
@@ -39,33 +44,68 @@ enum ParserIsolation {
     case unavailable(String)
   }
 
+  /// Runs `patchbay parse-toml` on the files. Spawned and reaped here, by its pid (Foundation's
+  /// `Process` watched for the child's end through SIGCHLD, and in the hub, with two reloads and
+  /// plugin hosts starting at once, that news was lost now and then: a reload waited 20 s per
+  /// child for an end that had happened).
   private static func parse(_ files: [String], lines: Int?) -> Outcome {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    process.arguments = ["parse-toml"] + (lines.map { ["--lines", String($0)] } ?? []) + ["--"] + files
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    do {
-      try process.run()
-    } catch {
-      return .unavailable("\(error)")
+    let executable = "/proc/self/exe"
+    let arguments = [executable, "parse-toml"] + (lines.map { ["--lines", String($0)] } ?? []) + ["--"] + files
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else { return .unavailable(String(cString: strerror(errno))) }
+    // Not inherited by anything else this process starts meanwhile (a plugin host would keep
+    // the write end open and the read below would not see the end).
+    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    // A clean signal state: the hub's threads block signals the child must not inherit blocked.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+    close(ends[1])
+    guard spawned == 0 else {
+      close(ends[0])
+      return .unavailable(String(cString: strerror(spawned)))
     }
-    // The child writes only file names, far less than a pipe holds, so it never blocks on us.
-    let finished = exited.wait(timeout: .now() + deadline) == .success
-    if !finished {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+    // The child writes only file names, far less than a pipe holds, so it never blocks on us:
+    // wait for its end (its pidfd), then read what it wrote.
+    let finished = pc_wait_for_end(pid, deadlineMilliseconds) == 1
+    if !finished { kill(pid, SIGKILL) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    // It has ended, so all it wrote is in the pipe: read without blocking (should another child
+    // hold the write end, the read would otherwise wait for that one too).
+    _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+    var named = Data()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      named.append(contentsOf: chunk[..<count])
     }
-    let named = output.fileHandleForReading.readDataToEndOfFile()
+    close(ends[0])
     if !finished { return .died("did not finish within 20 s", lastLine(of: named)) }
-    if process.terminationReason == .uncaughtSignal {
-      return .died("aborted (signal \(process.terminationStatus))", lastLine(of: named))
-    }
-    return process.terminationStatus == 0
-      ? .survived : .died("failed (exit \(process.terminationStatus))", lastLine(of: named))
+    if status & 0x7f != 0 { return .died("aborted (signal \(status & 0x7f))", lastLine(of: named)) }
+    let code = (status >> 8) & 0xff
+    return code == 0 ? .survived : .died("failed (exit \(code))", lastLine(of: named))
   }
 
   /// The smallest number of leading lines that still make the parser die: the line at fault.
