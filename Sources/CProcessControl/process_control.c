@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <poll.h>
 #include <errno.h>
+#include <spawn.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,4 +231,18 @@ pc_input_ledger *pc_input_ledger_attach(int fd) {
 
 void pc_input_ledger_release(pc_input_ledger *ledger) {
   if (ledger) munmap(ledger, sizeof(pc_input_ledger));
+}
+
+int pc_spawnattr_clean_signals(posix_spawnattr_t *attributes) {
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  int numbers[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD};
+  for (unsigned i = 0; i < sizeof numbers / sizeof numbers[0]; i++) sigaddset(&defaults, numbers[i]);
+  short flags = 0;
+  int status = posix_spawnattr_getflags(attributes, &flags);
+  if (status == 0) status = posix_spawnattr_setsigmask(attributes, &none);
+  if (status == 0) status = posix_spawnattr_setsigdefault(attributes, &defaults);
+  if (status == 0) status = posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  return status;
 }

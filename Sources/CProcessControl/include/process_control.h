@@ -4,6 +4,7 @@
 #define PATCHBAY_PROCESS_CONTROL_H
 
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,6 +66,12 @@ static inline uint64_t pc_input_ledger_taken(const pc_input_ledger *ledger) {
 static inline uint64_t pc_input_ledger_finished(const pc_input_ledger *ledger) {
   return __atomic_load_n(&ledger->finished, __ATOMIC_ACQUIRE);
 }
+
+/* A child spawned with `attributes` starts with a clean signal state: nothing blocked, and
+ * SIGTERM, SIGINT, SIGHUP, SIGPIPE and SIGCHLD at their defaults (a child inherits the spawning
+ * thread's mask and the ignored signals; the hub's threads block nearly everything). Adds
+ * POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF to the flags already set. 0 or an errno. */
+int pc_spawnattr_clean_signals(posix_spawnattr_t *attributes);
 
 /* Several frames per system call (the hub's and the hosts' readers). Included here as well so
  * that a build folder made before frame_batch.h existed rebuilds this module. */

@@ -32,7 +32,7 @@ final class DemoProcess: Sendable {
     process.standardOutput = pipe
     process.standardError = pipe
     if let logFile {
-      FileManager.default.createFile(atPath: logFile, contents: nil)
+      _ = FileManager.default.createFile(atPath: logFile, contents: nil)
       log = FileHandle(forWritingAtPath: logFile)
     } else {
       log = nil

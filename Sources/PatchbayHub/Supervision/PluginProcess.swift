@@ -99,16 +99,9 @@ final class PluginProcess: PluginChannel {
     // A clean signal state: a child inherits the spawning thread's mask (the hub's threads
     // block almost everything, which left SIGTERM blocked in every host) and the hub's ignored
     // signals (SIGTERM, SIGINT, SIGHUP: the hub takes them through Dispatch sources).
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for number in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
     posix_spawnattr_setpgroup(&attributes, 0)
+    pc_spawnattr_clean_signals(&attributes)
     var pid: pid_t = 0
     let status = posix_spawn(&pid, host, &actions, &attributes, argv, envp)
     // The host's end must not stay open here: a host that closes its socket would not look
