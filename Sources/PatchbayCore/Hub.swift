@@ -14,9 +14,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
   /// instance twice).
   package let reloading = Mutex(())
-  package let timers = DispatchQueue(label: "patchbay.route-timers")
-  /// The heartbeat ticker (Dispatch's timer is not Sendable: the mutex owns it).
-  private let ticker = Mutex<(any DispatchSourceTimer)?>(nil)
+  /// Back-off, heartbeats, hang detection and momentary routes run on it (tests move it by hand).
+  package let clock: any HubClock
+  /// The heartbeat ticker runs while this is true.
+  private let ticking = Atomic(false)
   private let startedAt = Date()
   private let launcher: PluginLauncher
 
@@ -43,11 +44,16 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// A hub whose instances run on the channels `launcher` starts: plugin-host processes
   /// (`PatchbayHub`), or in memory (the core's tests).
-  package init(config: HubConfig, launcher: @escaping PluginLauncher) {
+  /// `storage` keeps what the hub remembers (a file under the state directory in `PatchbayHub`).
+  package init(
+    config: HubConfig, launcher: @escaping PluginLauncher, storage: any HubStateStorage,
+    clock: any HubClock = SystemClock()
+  ) {
     self.launcher = launcher
+    self.clock = clock
     tables = Mutex(Tables(config: config))
     locator = PluginLocator(configured: config.hub.pluginPath)
-    store = HubStateStore(directory: config.hub.stateDirectory)
+    store = HubStateStore(storage: storage, clock: clock)
   }
 
   package var instances: [String: InstanceSupervisor] { tables.withLock { $0.instances } }
@@ -58,7 +64,6 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Starts every instance, checks routes against the ports they declare, then lets them run.
   /// Throws the route errors (and stops everything) when routes do not fit the ports.
   public func start() throws(ConfigErrors) {
-    try? FileManager.default.createDirectory(atPath: config.hub.stateDirectory, withIntermediateDirectories: true)
     let runtimes = config.instances.map(makeRuntime)
     tables.withLock { tables in for runtime in runtimes { tables.instances[runtime.spec.name] = runtime } }
     // Heartbeats from the first moment: a create() that never returns is a hang too.
@@ -79,7 +84,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     let library = locator.library(for: spec.plugin)
     return InstanceSupervisor(
       spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self,
-      launcher: launcher)
+      clock: clock, launcher: launcher)
   }
 
   /// Waits (generously) until each instance declared its ports or failed: on each instance's
@@ -91,7 +96,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL) and saves state.
   public func stop() {
-    ticker.withLock { $0?.cancel() }
+    ticking.store(false, ordering: .relaxed)
     let runtimes = Array(instances.values)
     DispatchQueue.concurrentPerform(iterations: runtimes.count) { index in runtimes[index].stop() }
     for runtime in runtimes { runtime.shutdown() }
@@ -99,18 +104,22 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     logger.info("hub stopped")
   }
 
+  /// Every 0.1 s on the clock, each instance's supervisor sends or checks its heartbeat. The
+  /// next tick is scheduled when this one is done, so ticks never overlap.
   private func startTicker() {
-    ticker.withLock { ticker in
-      let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "patchbay.heartbeat"))
-      timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
-      timer.setEventHandler { [weak self] in
-        guard let self else { return }
-        for runtime in self.instances.values { runtime.heartbeatTick() }
-      }
-      timer.resume()
-      ticker = timer
+    ticking.store(true, ordering: .relaxed)
+    scheduleTick()
+  }
+
+  private func scheduleTick() {
+    clock.schedule(after: Self.tickInterval) { [weak self] in
+      guard let self, self.ticking.load(ordering: .relaxed) else { return }
+      for runtime in self.instances.values { runtime.heartbeatTick() }
+      self.scheduleTick()
     }
   }
+
+  package static let tickInterval = 0.1
 
   // MARK: Operations for the control socket
 

@@ -1,6 +1,10 @@
 import PatchbayCore
 
 extension Hub {
-  /// The hub as `patchbay run` runs it: every instance in its own plugin-host process.
-  public convenience init(config: HubConfig) { self.init(config: config, launcher: PluginLaunchers.processes) }
+  /// The hub as `patchbay run` runs it: every instance in its own plugin-host process, its
+  /// remembered state in a file under the state directory, on the machine's clock.
+  public convenience init(config: HubConfig) {
+    self.init(
+      config: config, launcher: PluginLaunchers.processes, storage: StateFile(directory: config.hub.stateDirectory))
+  }
 }

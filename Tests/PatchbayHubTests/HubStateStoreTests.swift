@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PatchbayCore
+@testable import PatchbayHub
 
 /// The state file is written from the delayed flush and from routing threads at once; every
 /// version on disk must parse, and the last write must win.
@@ -12,7 +13,8 @@ import Testing
     let directory = NSTemporaryDirectory() + "patchbay-store-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = HubStateStore(directory: directory)
+    let file = StateFile(directory: directory)
+    let store = HubStateStore(storage: file, clock: SystemClock())
     let writers = 4
     let rounds = 150
     let unreadable = ManagedCounter()
@@ -22,7 +24,7 @@ import Testing
     let readerDone = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
       while !reading.isSet {
-        if let data = FileManager.default.contents(atPath: store.path), !data.isEmpty,
+        if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty,
           (try? JSONDecoder().decode(HubStateStore.Snapshot.self, from: data)) == nil
         {
           unreadable.increment()
@@ -47,7 +49,7 @@ import Testing
     readerDone.wait()
     #expect(unreadable.value == 0)
     let final = try JSONDecoder().decode(
-      HubStateStore.Snapshot.self, from: try #require(FileManager.default.contents(atPath: store.path)))
+      HubStateStore.Snapshot.self, from: try #require(FileManager.default.contents(atPath: file.path)))
     for writer in 0..<writers { #expect(final.routes["route-\(writer)"]?.cycle == rounds - 1) }
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
     #expect(leftovers.isEmpty)

@@ -12,11 +12,6 @@ import Testing
     "lamp": [.input("level", .integer), .input("mode", .text, .state)],
   ]
 
-  static let quickRestarts = """
-    backoff_initial_ms = 10
-    backoff_max_ms = 50
-    """
-
   /// `button.press` routed to `lamp.level`, with `lamp` keys of the test's own.
   static func buttonToLamp(lamp keys: String = "") -> String {
     """
@@ -32,7 +27,7 @@ import Testing
   }
 
   @Test func aRouteDeliversThroughARestartOfItsConsumer() throws {
-    let setup = try InMemoryHub(Self.buttonToLamp(lamp: Self.quickRestarts), ports: Self.buttonAndLamp)
+    let setup = try InMemoryHub(Self.buttonToLamp(), ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
     let plugins = setup.plugins
@@ -40,8 +35,10 @@ import Testing
     #expect(plugins.waitFor { $0.inputs(of: "lamp").count == 1 })
 
     plugins.plugin("lamp")!.crash()
-    // Published while the lamp is down or restarting: it waits in the lamp's inbox.
+    #expect(setup.waitForPhase(.restarting, of: "lamp"))
+    // Published while the lamp is down: it waits in the lamp's inbox through the back-off.
     plugins.plugin("button")!.publish(.integer(2), on: "press")
+    setup.advance(by: 0.61)  // the first back-off: 0.5 s, jittered by at most 20 %
     #expect(plugins.waitFor { $0.launches(of: "lamp") == 2 && $0.inputs(of: "lamp").count == 2 })
     #expect(plugins.inputs(of: "lamp").map(\.value) == [.integer(1), .integer(2)])
     #expect(setup.status("lamp")?.restarts == 1)
@@ -49,25 +46,78 @@ import Testing
     #expect(setup.hub.status().routes.map(\.values) == [2])
   }
 
-  @Test func theIntensityLimitStopsRestartingACrashLoop() throws {
+  /// Back-off doubles from 0.5 s with each crash in a row (jitter 0.8 to 1.2); a restart never
+  /// comes before its back-off, and a run longer than `stable_after_s` starts over at 0.5 s.
+  @Test func backOffDoublesAndAStableRunResetsIt() throws {
     let setup = try InMemoryHub(
       """
       [instances.lamp]
       plugin = "embedded"
-      \(Self.quickRestarts)
-      max_restarts = 2
-      restart_window_s = 60
+      max_restarts = 100
       """, ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
-    for launch in 1...3 {
-      #expect(setup.plugins.waitFor { $0.launches(of: "lamp") == launch && setup.status("lamp")?.phase == .running })
+    #expect(setup.waitForPhase(.running, of: "lamp"))
+    for (launch, backoff) in [(2, 0.5), (3, 1.0), (4, 2.0), (5, 4.0)] {
       setup.plugins.plugin("lamp")!.crash()
+      #expect(setup.waitForPhase(.restarting, of: "lamp"))
+      setup.advance(by: backoff * 0.8 - 0.01)
+      #expect(setup.plugins.launches(of: "lamp") == launch - 1, "restarted before its back-off of \(backoff) s")
+      setup.advance(by: backoff * 0.4 + 0.02)
+      #expect(setup.plugins.launches(of: "lamp") == launch, "not restarted after its back-off of \(backoff) s")
+      #expect(setup.waitForPhase(.running, of: "lamp"))
     }
-    #expect(setup.plugins.waitFor { _ in setup.status("lamp")?.phase == .failed })
-    #expect(setup.plugins.launches(of: "lamp") == 3)
+    setup.advance(by: 31)  // longer than stable_after_s (30)
+    setup.plugins.plugin("lamp")!.crash()
+    #expect(setup.waitForPhase(.restarting, of: "lamp"))
+    setup.advance(by: 0.61)
+    #expect(setup.plugins.launches(of: "lamp") == 6, "a stable run starts back-off over at 0.5 s")
+  }
+
+  /// A lamp alone, allowed `limit` restarts within 60 s.
+  static func lampAlone(limit: Int) throws -> InMemoryHub {
+    try InMemoryHub(
+      """
+      [instances.lamp]
+      plugin = "embedded"
+      max_restarts = \(limit)
+      restart_window_s = 60
+      """, ports: buttonAndLamp)
+  }
+
+  @Test func theIntensityLimitStopsRestartingACrashLoop() throws {
+    let setup = try Self.lampAlone(limit: 2)
+    defer { setup.stop() }
+    try setup.hub.start()
+    for launch in 1...3 {
+      #expect(setup.waitForLaunch(launch, of: "lamp"))
+      setup.plugins.plugin("lamp")!.crash()
+      if launch < 3 {
+        #expect(setup.waitForPhase(.restarting, of: "lamp"))
+        setup.advance(by: 5)
+      }
+    }
+    #expect(setup.waitForPhase(.failed, of: "lamp"))
+    setup.advance(by: 3_600)
+    #expect(setup.plugins.launches(of: "lamp") == 3, "a failed instance stays down")
     let failure = try #require(setup.status("lamp")?.failure)
     #expect(failure.contains("2"), "the failure names the limit: \(failure)")
+  }
+
+  /// Two crashes a minute apart are not a crash loop: the window forgets the older one.
+  @Test func crashesFurtherApartThanTheWindowAreEachRestarted() throws {
+    let setup = try Self.lampAlone(limit: 1)
+    defer { setup.stop() }
+    try setup.hub.start()
+    for launch in 1...3 {
+      #expect(setup.waitForLaunch(launch, of: "lamp"))
+      setup.advance(by: 61)
+      setup.plugins.plugin("lamp")!.crash()
+      #expect(setup.waitForPhase(.restarting, of: "lamp"))
+      setup.advance(by: 5)
+    }
+    #expect(setup.plugins.waitFor { $0.launches(of: "lamp") == 4 })
+    #expect(setup.status("lamp")?.restarts == 3)
   }
 
   @Test func aReloadRestartsOnlyTheInstanceWhoseConfigChanged() throws {
@@ -130,21 +180,95 @@ import Testing
     #expect(throws: ControlError.self) { try setup.hub.activate(scene: "evenin") }
   }
 
+  /// Heartbeats every 2 s, killed after 10 s without an answer (the defaults), on the clock.
   @Test func aHungPluginIsKilledAndRestarted() throws {
     let setup = try InMemoryHub(
       """
       [instances.lamp]
       plugin = "embedded"
-      \(Self.quickRestarts)
-      heartbeat_interval_ms = 50
-      hang_timeout_ms = 200
       """, ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
-    #expect(setup.plugins.waitFor { _ in setup.status("lamp")?.phase == .running })
+    #expect(setup.waitForPhase(.running, of: "lamp"))
     setup.plugins.plugin("lamp")!.hang()
+    setup.advance(by: 9)
+    #expect(setup.plugins.launches(of: "lamp") == 1, "killed before its hang timeout")
+    // Killed within the next 4 s, and restarted after its 0.5 s back-off within them too.
+    setup.advance(by: 4)
     #expect(setup.plugins.waitFor { $0.launches(of: "lamp") == 2 })
-    #expect(setup.plugins.waitFor { _ in setup.status("lamp")?.restarts == 1 })
+    #expect(setup.status("lamp")?.restarts == 1)
     #expect(setup.status("lamp")?.lastExit?.contains("stopped answering heartbeats") == true)
+  }
+
+  /// A plugin that answers is never taken for hung, however long the hub runs.
+  @Test func anAnsweringPluginRunsForAnHourUntouched() throws {
+    let setup = try InMemoryHub(Self.buttonToLamp(), ports: Self.buttonAndLamp)
+    defer { setup.stop() }
+    try setup.hub.start()
+    #expect(setup.waitForPhase(.running, of: "lamp"))
+    setup.advance(by: 3_600)
+    #expect(setup.plugins.launches(of: "lamp") == 1)
+    #expect(setup.plugins.launches(of: "button") == 1)
+    #expect(setup.status("lamp")?.phase == .running)
+  }
+
+  /// `momentary`: the route's value, then its reset to the same target after `after_ms`.
+  @Test func aMomentaryRouteResetsItsTargetOnTheClock() throws {
+    let setup = try InMemoryHub(
+      Self.buttonToLamp() + "\nmomentary = { reset = 0, after_ms = 1500 }", ports: Self.buttonAndLamp)
+    defer { setup.stop() }
+    try setup.hub.start()
+    setup.plugins.plugin("button")!.publish(.integer(5), on: "press")
+    #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").count == 1 })
+    setup.advance(by: 1.4)
+    #expect(setup.plugins.inputs(of: "lamp").count == 1, "reset before after_ms")
+    setup.advance(by: 0.2)
+    #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").map(\.value) == [.integer(5), .integer(0)] })
+  }
+
+  /// What the hub remembers: a toggle's position is saved at once (a crash right after a press
+  /// must not lose it); a state output's value is saved half a second after it changes, on the
+  /// clock; a hub started on the same storage goes on from there.
+  @Test func aToggleGoesOnWhereTheLastHubLeftIt() throws {
+    let toml = """
+      [instances.button]
+      plugin = "embedded"
+      [instances.lamp]
+      plugin = "embedded"
+      [[routes]]
+      from = "button.press"
+      to = "lamp.mode"
+      cycle = ["on", "off"]
+      [[routes]]
+      from = "button.mood"
+      to = "lamp.mood"
+      """
+    let ports: [String: [PortDescriptor]] = [
+      "button": [.output("press", .trigger), .output("mood", .text, .state)],
+      "lamp": [.input("mode", .text, .state), .input("mood", .text, .state)],
+    ]
+    let first = try InMemoryHub(toml, ports: ports)
+    try first.hub.start()
+    first.plugins.plugin("button")!.publish(.trigger, on: "press")
+    #expect(first.plugins.waitFor { $0.inputs(of: "lamp").map(\.value) == [.text("on")] })
+    // Saved right after the delivery, with no time passing on the clock.
+    #expect(first.plugins.waitFor { _ in first.storage.saves.last?.routes.values.first?.cycle == 1 })
+
+    first.plugins.plugin("button")!.publish(.text("calm"), on: "mood")
+    #expect(first.plugins.waitFor { $0.inputs(of: "lamp").count == 2 })
+    #expect(first.storage.saves.last?.retained["button.mood"] == nil, "saved before its half second")
+    first.advance(by: 0.5)
+    #expect(first.storage.saves.last?.retained["button.mood"]?.value == .string("calm"))
+    first.stop()
+
+    let second = try InMemoryHub(toml, ports: ports, storage: first.storage)
+    defer { second.stop() }
+    try second.hub.start()
+    // The retained mood reaches the new lamp by itself; the toggle goes on to its second value.
+    #expect(second.plugins.waitFor { $0.inputs(of: "lamp").map(\.value) == [.text("calm")] })
+    second.plugins.plugin("button")!.publish(.trigger, on: "press")
+    #expect(second.plugins.waitFor { $0.inputs(of: "lamp").count == 2 })
+    #expect(second.plugins.inputs(of: "lamp").last?.port == "mode")
+    #expect(second.plugins.inputs(of: "lamp").last?.value == .text("off"))
   }
 }

@@ -1,51 +1,42 @@
-import Foundation
-import Logging
 import PatchbayValues
 import Synchronization
 
-/// What the hub remembers across restarts, under the state directory: the last value of every
-/// state output, and each route's transform position (which scene ran last).
+/// What the hub remembers across restarts: the last value of every state output, and each
+/// route's transform position (which scene ran last). It decides when to save (positions at
+/// once, retained values half a second after a change, on the hub's clock); its storage keeps
+/// the snapshots.
 package final class HubStateStore: Sendable {
-  package struct Snapshot: Codable {
+  package struct Snapshot: Codable, Equatable, Sendable {
     var retained: [String: RetainedValue] = [:]
     var routes: [String: RoutePosition] = [:]
   }
 
-  package struct RetainedValue: Codable, Equatable {
+  package struct RetainedValue: Codable, Equatable, Sendable {
     var type: ValueType
     var value: JSONValue
   }
 
-  package struct RoutePosition: Codable, Equatable {
+  package struct RoutePosition: Codable, Equatable, Sendable {
     var cycle = 0
     var target = 0
   }
 
-  package let path: String
   private struct Memory {
     var snapshot = Snapshot()
-    var dirty = false
     var flushScheduled = false
   }
   private let memory: Mutex<Memory>
-  /// One write at a time, in the order the snapshots were taken: two writers (the delayed
+  /// One save at a time, in the order the snapshots were taken: two writers (the delayed
   /// flush and a route's position) once interleaved on one temp file and could publish a torn
   /// or older file.
   private let writing = Mutex(())
-  private let queue = DispatchQueue(label: "patchbay.state-store")
-  private let logger = Logger(label: "hub")
+  private let storage: any HubStateStorage
+  private let clock: any HubClock
 
-  package init(directory: String) {
-    path = directory + "/hub-state.json"
-    var snapshot = Snapshot()
-    if let data = FileManager.default.contents(atPath: path) {
-      do {
-        snapshot = try JSONDecoder().decode(Snapshot.self, from: data)
-      } catch {
-        logger.error("state file \(path) is unreadable (\(error)); starting with empty state")
-      }
-    }
-    memory = Mutex(Memory(snapshot: snapshot))
+  package init(storage: any HubStateStorage, clock: any HubClock) {
+    self.storage = storage
+    self.clock = clock
+    memory = Mutex(Memory(snapshot: storage.load() ?? Snapshot()))
   }
 
   package func retained() -> [String: Value] {
@@ -79,30 +70,20 @@ package final class HubStateStore: Sendable {
 
   private func scheduleFlush(delay: Double) {
     let schedule = memory.withLock { memory -> Bool in
-      memory.dirty = true
       defer { memory.flushScheduled = true }
       return !memory.flushScheduled
     }
-    if schedule { queue.asyncAfter(deadline: .now() + delay) { self.flush() } }
+    if schedule { clock.schedule(after: delay) { self.flush() } }
   }
 
-  /// Writes the state now (also called on shutdown).
+  /// Saves the state now (also called on shutdown).
   package func flush() {
     writing.withLock { _ in
       let snapshot = memory.withLock { memory in
         memory.flushScheduled = false
-        memory.dirty = false
         return memory.snapshot
       }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-      let data = try? encoder.encode(snapshot)
-      guard let data else { return }
-      do {
-        try AtomicFile.write(data, to: path)
-      } catch {
-        logger.error("cannot write state file \(path): \(error)")
-      }
+      storage.save(snapshot)
     }
   }
 }

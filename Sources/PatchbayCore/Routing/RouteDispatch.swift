@@ -31,7 +31,7 @@ extension Hub {
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
-        timers.asyncAfter(deadline: .now() + .milliseconds(route.momentaryDelayMs)) { [weak self] in
+        clock.schedule(after: Double(route.momentaryDelayMs) / 1000) { [weak self] in
           self?.deliver(reset, to: targets, via: route)
         }
       }

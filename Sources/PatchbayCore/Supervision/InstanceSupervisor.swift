@@ -25,11 +25,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package let stateDirectory: String
   package let inbox: InstanceInbox
   package let logger: Logger
-  package let clock: @Sendable () -> Double
+  package let clock: any HubClock
   package let launcher: PluginLauncher
   private weak let delegate: (any InstanceSupervisorDelegate)?
   private let state: Guarded<State>
-  private let timers = DispatchQueue(label: "patchbay.supervisor")
 
   private struct State {
     var process: (any PluginChannel)?
@@ -77,7 +76,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package init(
     spec: InstanceSpec, libraryPath: String?, locator: PluginLocator, stateDirectory: String,
     delegate: any InstanceSupervisorDelegate,
-    clock: @escaping @Sendable () -> Double = InstanceSupervisor.monotonicSeconds,
+    clock: any HubClock = SystemClock(),
     launcher: @escaping PluginLauncher
   ) {
     self.launcher = launcher
@@ -95,12 +94,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     let writer = Thread { [self] in deliverLoop() }
     writer.name = "patchbay-inbox-\(spec.name)"
     writer.start()
-  }
-
-  package static let monotonicSeconds: @Sendable () -> Double = {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
   }
 
   // MARK: Lifecycle
@@ -126,7 +119,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     inbox.expectOpening()
     do {
       let process = try launcher(locator.hostExecutable, spec.name, arguments, self)
-      let now = clock()
+      let now = clock.now
       state.change { state in
         state.process = process
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
@@ -228,7 +221,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
       if !hold { process.send(.start) }
     case .started:
-      let now = clock()
+      let now = clock.now
       state.change { state in
         state.phase = .running
         state.startedAt = now
@@ -278,7 +271,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     inbox.hold()
     recoverUnseenInputs(of: process)
-    let now = clock()
+    let now = clock.now
     state.change { state in
       state.process = nil
       state.refusalsBefore += state.refusals
@@ -319,7 +312,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
   private func scheduleRestart(after reason: ExitReason) {
-    let now = clock()
+    let now = clock.now
     let decision = state.withLock { state in
       state.planner.decide(after: reason, ranFor: state.lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
     }
@@ -330,19 +323,21 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     case .fail(let reason):
       markFailed(reason)
     case .restart(let delay, let attempt):
-      let generationAtSchedule = state.change { state in
-        state.restarts += 1
-        state.phase = .restarting
-        return state.generation
-      }
       logger.warning(
         "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
       )
-      timers.asyncAfter(deadline: .now() + delay) { [self] in
-        let stillWanted = state.withLock { state in
-          state.phase == .restarting && state.generation == generationAtSchedule && !state.deliberateStop
+      // Scheduled in the same step as the phase changes: whoever sees `restarting` also finds
+      // the restart on the clock (scheduling only enqueues; the timer takes the lock later).
+      state.change { state in
+        state.restarts += 1
+        state.phase = .restarting
+        let generationAtSchedule = state.generation
+        clock.schedule(after: delay) { [self] in
+          let stillWanted = self.state.withLock { state in
+            state.phase == .restarting && state.generation == generationAtSchedule && !state.deliberateStop
+          }
+          if stillWanted { launch() }
         }
-        if stillWanted { launch() }
       }
     }
   }
@@ -360,7 +355,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   // MARK: Heartbeat (called by the hub's ticker)
 
   package func heartbeatTick() {
-    let now = clock()
+    let now = clock.now
     let settings = spec.supervision
     let action: (any PluginChannel, UInt64?, Double?, InstancePhase)? = state.withLock { state in
       guard state.phase == .running || state.phase == .starting, let process = state.process else { return nil }
@@ -429,7 +424,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// The hub is not reading this instance's socket because a consumer of its events is full:
   /// its heartbeat answers wait unread behind its publishes, which is no hang.
   package func backPressure(begins: Bool) {
-    let now = clock()
+    let now = clock.now
     state.withLock { state in
       state.backPressuredSince = begins ? now : nil
       if !begins, state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
@@ -493,7 +488,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   package func status() -> InstanceStatus {
     let depth = inbox.depth
-    let now = clock()
+    let now = clock.now
     return state.withLock { state in
       InstanceStatus(
         name: spec.name, plugin: spec.plugin, phase: state.phase, pid: state.process?.pid,

@@ -91,6 +91,9 @@ final class EmbeddedPlugin: PluginChannel {
   /// Stops answering heartbeats (create and inputs still work).
   func hang() { life.withLock { $0.hung = true } }
 
+  /// Returns when the answers sent so far have reached the supervisor.
+  func settle() { reader.sync {} }
+
   var hasEnded: Bool { life.withLock { $0.ended } }
 
   private func answer(_ message: HostMessage) {

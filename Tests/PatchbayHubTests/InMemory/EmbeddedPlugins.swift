@@ -42,6 +42,11 @@ final class EmbeddedPlugins: Sendable {
 
   func inputs(of instance: String) -> [(port: String, value: Value)] { state.withLock { $0.inputs[instance] ?? [] } }
 
+  /// Lets the answers already on their way from every current plugin arrive.
+  func settle() {
+    for plugin in state.withLock({ Array($0.current.values) }) { plugin.settle() }
+  }
+
   func record(instance: String, port: String, value: Value) {
     state.change { $0.inputs[instance, default: []].append((port, value)) }
   }

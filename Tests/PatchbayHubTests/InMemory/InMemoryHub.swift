@@ -3,21 +3,26 @@ import PatchbayValues
 
 @testable import PatchbayCore
 
-/// A whole hub (supervisors, inboxes, routes, scenes, reloads) on in-memory plugins: no
-/// processes, no sockets; only its state file goes to a temporary directory.
+/// A whole hub (supervisors, inboxes, routes, scenes, reloads) on in-memory plugins, an
+/// in-memory state storage and a clock the test moves: no processes, no sockets, no timers.
+/// (Its config is loaded from a file, as the hub's is.)
 struct InMemoryHub {
   let hub: Hub
   let plugins: EmbeddedPlugins
+  let clock = ManualClock()
+  let storage: MemoryStateStorage
   let directory: String
 
   /// `toml` is the config after `[hub]`; every instance's plugin is called `embedded`.
-  init(_ toml: String, ports: [String: [PortDescriptor]]) throws {
+  /// `storage`: what an earlier hub saved (a hub restarted on the same state).
+  init(_ toml: String, ports: [String: [PortDescriptor]], storage: MemoryStateStorage = MemoryStateStorage()) throws {
     directory = NSTemporaryDirectory() + "patchbay-inmemory-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory + "/plugins", withIntermediateDirectories: true)
     // The locator must find a library for the supervisor to launch; nothing ever loads it.
     FileManager.default.createFile(atPath: directory + "/plugins/embedded.so", contents: Data())
     plugins = EmbeddedPlugins(ports)
-    hub = Hub(config: try Self.load(toml, in: directory), launcher: plugins.launcher)
+    self.storage = storage
+    hub = Hub(config: try Self.load(toml, in: directory), launcher: plugins.launcher, storage: storage, clock: clock)
   }
 
   static func load(_ toml: String, in directory: String) throws -> HubConfig {
@@ -39,6 +44,20 @@ struct InMemoryHub {
 
   func reload(_ toml: String) throws -> ReloadSummary {
     hub.applyReload(try Self.load(toml, in: directory))
+  }
+
+  /// Moves the hub's clock; the plugins' answers to what each timer set off arrive in between.
+  func advance(by seconds: Double) { clock.advance(by: seconds) { plugins.settle() } }
+
+  /// Waits (on real time) until `instance` is in `phase`: the plugins' answers and exits reach
+  /// the supervisor on their own threads.
+  func waitForPhase(_ phase: InstancePhase, of instance: String) -> Bool {
+    plugins.waitFor { _ in status(instance)?.phase == phase }
+  }
+
+  /// Waits until `instance`'s process number `launch` runs.
+  func waitForLaunch(_ launch: Int, of instance: String) -> Bool {
+    plugins.waitFor { $0.launches(of: instance) == launch && status(instance)?.phase == .running }
   }
 
   func status(_ instance: String) -> InstanceStatus? { hub.status().instances.first { $0.name == instance } }
