@@ -27,9 +27,6 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     var routes = RouteTable()
     var scenes: [String: CompiledScene] = [:]
     var sceneActivations: [String: Int] = [:]
-    var routeDrops: [String: Int] = [:]
-    /// Values each route passed on (after its filter and transform), for status and /metrics.
-    var routeValues: [String: Int] = [:]
     var routeErrors: [String] = []
     var watchers: [UUID: Watcher] = [:]
   }
@@ -180,10 +177,14 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   public func status() -> HubStatus {
-    let (runtimes, drops, values, errors, routeCount, scenes) = tables.withLock { tables in
+    let (runtimes, errors, routes, scenes) = tables.withLock { tables in
       (
-        Array(tables.instances.values), tables.routeDrops, tables.routeValues, tables.routeErrors,
-        tables.routes.all.map { ($0.id, $0.spec.keyPath) },
+        Array(tables.instances.values), tables.routeErrors,
+        tables.routes.all.map {
+          HubStatus.Route(
+            id: $0.id, key: $0.spec.keyPath, values: $0.counters.values.load(ordering: .relaxed),
+            drops: $0.counters.drops.load(ordering: .relaxed))
+        },
         tables.scenes.values.map {
           HubStatus.Scene(
             name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
@@ -199,9 +200,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         status.nextTimes = Self.nextTimes(of: status, retained: retained)
         return status
       }.sorted { $0.name < $1.name },
-      routes: routeCount.map {
-        HubStatus.Route(id: $0.0, key: $0.1, values: values[$0.0] ?? 0, drops: drops[$0.0] ?? 0)
-      },
+      routes: routes,
       inactiveRoutes: errors,
       scenes: scenes.sorted { $0.name < $1.name })
   }

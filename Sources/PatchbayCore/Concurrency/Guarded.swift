@@ -6,15 +6,26 @@ import Foundation
 /// a closure under the lock, so the classes that own one are `Sendable` without a promise.
 package final class Guarded<State>: @unchecked Sendable {  // OS boundary: a pthread condition guards `state`.
   private let condition = NSCondition()
-  private var state: State
+  /// Behind a pointer, not in a stored `var`: the lock already makes each access exclusive, and
+  /// a class property would add a dynamic exclusivity check to every access (about 8 % of the
+  /// hub's instructions per routed message, callgrind).
+  private let state: UnsafeMutablePointer<State>
 
-  package init(_ initial: State) { state = initial }
+  package init(_ initial: State) {
+    state = .allocate(capacity: 1)
+    state.initialize(to: initial)
+  }
+
+  deinit {
+    state.deinitialize(count: 1)
+    state.deallocate()
+  }
 
   /// Reads or changes the state under the lock.
   package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     condition.lock()
     defer { condition.unlock() }
-    return try body(&state)
+    return try body(&state.pointee)
   }
 
   /// Changes the state and wakes every waiter.
@@ -24,7 +35,7 @@ package final class Guarded<State>: @unchecked Sendable {  // OS boundary: a pth
       condition.broadcast()
       condition.unlock()
     }
-    return try body(&state)
+    return try body(&state.pointee)
   }
 
   /// Wakes one waiter (after a change made with `withLock`; a waiter re-checks under the lock,
@@ -51,7 +62,7 @@ package final class Guarded<State>: @unchecked Sendable {  // OS boundary: a pth
     var timedOut = false
     while true {
       // Each look is its own access to the state: others change it while this thread sleeps.
-      let decision = step(&state, timedOut)
+      let decision = step(&state.pointee, timedOut)
       if case .done(let result) = decision { return result }
       precondition(!timedOut, "Guarded.wait: a step after the deadline must end the wait")
       if let deadline {

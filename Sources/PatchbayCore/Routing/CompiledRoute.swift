@@ -14,8 +14,19 @@ public struct CompiledRoute: Sendable {
   public var momentaryReset: Value?
   public var momentaryDelayMs: Int
   public var condition: CompiledCondition?
+  /// The route's identity (its name, or what it connects and does), made once: it keys the
+  /// persisted cycle position and names the route in status.
+  public let id: String
+  package var counters = RouteCounters()
 
-  public var id: String { spec.identity }
+  package init(spec: RouteSpec, sourceType: ValueType, targetType: ValueType, momentaryDelayMs: Int) {
+    self.spec = spec
+    self.sourceType = sourceType
+    self.targetType = targetType
+    self.momentaryDelayMs = momentaryDelayMs
+    id = spec.identity
+  }
+
   public var targets: [PortAddress] { spec.targets }
   public var cyclesTargets: Bool { !spec.cycleTo.isEmpty }
 

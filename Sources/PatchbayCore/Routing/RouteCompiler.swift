@@ -30,8 +30,7 @@ public enum RouteCompiler {
       }
     }
     var route = CompiledRoute(
-      spec: spec, sourceType: source.type, targetType: targetType, filter: nil, map: nil, constant: nil, cycle: nil,
-      momentaryReset: nil, momentaryDelayMs: spec.momentary?.afterMs ?? 0)
+      spec: spec, sourceType: source.type, targetType: targetType, momentaryDelayMs: spec.momentary?.afterMs ?? 0)
     if let filter = spec.filter {
       route.filter = filter.compactMap { parse($0, as: source.type, "filter") }
     }

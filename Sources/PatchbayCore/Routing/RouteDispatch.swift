@@ -26,7 +26,7 @@ extension Hub {
       guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
       // Delivered first: the position is written at once, but that waits for fsync (several
       // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
-      tables.withLock { $0.routeValues[route.id, default: 0] += 1 }
+      route.counters.values.add(1, ordering: .relaxed)
       deliver(output.value, to: output.targets, via: route, from: producer)
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
@@ -49,10 +49,7 @@ extension Hub {
       guard let runtime = instance(named: target.instance), let port = runtime.port(named: target.port)
       else { continue }
       if !runtime.deliver(value, to: port, from: producer) {
-        let count = tables.withLock { tables -> Int in
-          tables.routeDrops[route.id, default: 0] += 1
-          return tables.routeDrops[route.id]!
-        }
+        let count = route.counters.drops.add(1, ordering: .relaxed).newValue
         // Log the first drop and then every 100th, so a flood cannot flood the log too.
         if count == 1 || count % 100 == 0 {
           logger.warning("queue of \(target) is full: dropped \(count) events from route \(route.spec.keyPath)")
@@ -102,6 +99,9 @@ extension Hub {
     }
     guard diagnostics.isEmpty else { throw ConfigErrors(diagnostics) }
     tables.withLock { tables in
+      // A route the reload keeps goes on counting where it was.
+      let kept = Dictionary(tables.routes.all.map { ($0.id, $0.counters) }) { first, _ in first }
+      for index in compiled.indices { compiled[index].counters = kept[compiled[index].id] ?? compiled[index].counters }
       tables.routes = RouteTable(compiled)
       tables.routeErrors = skipped
       tables.scenes = compiledScenes
