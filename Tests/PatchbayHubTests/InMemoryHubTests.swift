@@ -125,6 +125,8 @@ import Testing
     let setup = try InMemoryHub(before, ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
+    setup.plugins.plugin("button")!.publish(.integer(6), on: "press")
+    #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").count == 1 })
     let summary = try setup.reload(before.replacingOccurrences(of: "brightness = 1", with: "brightness = 2"))
     #expect(summary.restarted == ["lamp"])
     #expect(summary.unchanged == ["button"])
@@ -132,7 +134,8 @@ import Testing
     #expect(setup.plugins.launches(of: "lamp") == 2)
     // The route still connects the unchanged producer to the new consumer process.
     setup.plugins.plugin("button")!.publish(.integer(7), on: "press")
-    #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").map(\.value) == [.integer(7)] })
+    #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").map(\.value) == [.integer(6), .integer(7)] })
+    #expect(setup.hub.status().routes.map(\.values) == [2], "the kept route goes on counting")
   }
 
   @Test func aFloodIntoASlowConsumerIsSlowedDownNotDropped() throws {
