@@ -5,7 +5,10 @@ public typealias PortCatalog = [String: [PortDescriptor]]
 
 /// Type-checks routes against declared ports and turns their constants into typed values.
 public enum RouteCompiler {
-  public static func compile(_ spec: RouteSpec, catalog: PortCatalog) -> Result<CompiledRoute, ConfigErrors> {
+  /// `counters`: those of the route this one replaces in a reload (the same identity).
+  package static func compile(
+    _ spec: RouteSpec, catalog: PortCatalog, counters: RouteCounters = RouteCounters()
+  ) -> Result<CompiledRoute, ConfigErrors> {
     var diagnostics: [ConfigDiagnostic] = []
     func fail(_ field: String, _ message: String) {
       diagnostics.append(ConfigDiagnostic(file: spec.file, key: "\(spec.keyPath).\(field)", message: message))
@@ -29,25 +32,20 @@ public enum RouteCompiler {
         return nil
       }
     }
-    var route = CompiledRoute(
-      spec: spec, sourceType: source.type, targetType: targetType, momentaryDelayMs: spec.momentary?.afterMs ?? 0)
-    if let filter = spec.filter {
-      route.filter = filter.compactMap { parse($0, as: source.type, "filter") }
-    }
-    if let map = spec.map {
+    let filter = spec.filter.map { $0.compactMap { parse($0, as: source.type, "filter") } }
+    var map: [String: Value]?
+    if let entries = spec.map {
       var table: [String: Value] = [:]
-      for (key, value) in map {
+      for (key, value) in entries {
         guard let keyValue = parse(keyJSON(key, for: source.type), as: source.type, "map") else { continue }
         if let mapped = parse(value, as: targetType, "map.\(key)") { table[CompiledRoute.matchKey(keyValue)] = mapped }
       }
-      route.map = table
+      map = table
     }
-    if let constant = spec.value { route.constant = parse(constant, as: targetType, "value") }
-    if let when = spec.when { route.condition = CompiledCondition.compile(when, catalog: catalog, fail: fail) }
-    if let cycle = spec.cycle { route.cycle = cycle.compactMap { parse($0, as: targetType, "cycle") } }
-    if let momentary = spec.momentary {
-      route.momentaryReset = parse(momentary.reset, as: targetType, "momentary.reset")
-    }
+    let constant = spec.value.flatMap { parse($0, as: targetType, "value") }
+    let condition = spec.when.flatMap { CompiledCondition.compile($0, catalog: catalog, fail: fail) }
+    let cycle = spec.cycle.map { $0.compactMap { parse($0, as: targetType, "cycle") } }
+    let momentaryReset = spec.momentary.flatMap { parse($0.reset, as: targetType, "momentary.reset") }
     let converts = spec.map != nil || spec.value != nil || spec.cycle != nil
     if !converts, source.type != targetType, targetType != .trigger {
       diagnostics.append(
@@ -58,7 +56,10 @@ public enum RouteCompiler {
             + " (add `map`, `value` or `cycle` to convert)"))
     }
     guard diagnostics.isEmpty else { return .failure(ConfigErrors(diagnostics)) }
-    return .success(route)
+    return .success(
+      CompiledRoute(
+        spec: spec, sourceType: source.type, targetType: targetType, filter: filter, map: map, constant: constant,
+        cycle: cycle, momentaryReset: momentaryReset, condition: condition, counters: counters))
   }
 
   /// Map keys are written as TOML keys (always text); read them as the source type.

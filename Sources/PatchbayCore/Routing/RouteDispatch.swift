@@ -82,6 +82,9 @@ extension Hub {
       case .failure(let errors): diagnostics += errors.diagnostics
       }
     }
+    let kept = tables.withLock { tables in
+      Dictionary(tables.routes.all.map { ($0.id, $0.counters) }) { first, _ in first }
+    }
     var compiled: [CompiledRoute] = []
     var skipped: [String] = []
     for spec in specs {
@@ -92,16 +95,14 @@ extension Hub {
         skipped.append(message)
         continue
       }
-      switch RouteCompiler.compile(spec, catalog: catalog) {
+      // A route the reload keeps goes on counting where it was.
+      switch RouteCompiler.compile(spec, catalog: catalog, counters: kept[spec.identity] ?? RouteCounters()) {
       case .success(let route): compiled.append(route)
       case .failure(let errors): diagnostics += errors.diagnostics
       }
     }
     guard diagnostics.isEmpty else { throw ConfigErrors(diagnostics) }
     tables.withLock { tables in
-      // A route the reload keeps goes on counting where it was.
-      let kept = Dictionary(tables.routes.all.map { ($0.id, $0.counters) }) { first, _ in first }
-      for index in compiled.indices { compiled[index].counters = kept[compiled[index].id] ?? compiled[index].counters }
       tables.routes = RouteTable(compiled)
       tables.routeErrors = skipped
       tables.scenes = compiledScenes
