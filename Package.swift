@@ -315,7 +315,7 @@ let package = Package(
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
-        "HomebridgeProtocol", "HomebridgeConnection", "PatchbayTestSupport",
+        "HomebridgeProtocol", "HomebridgeConnection", "HomebridgePlugin", "PatchbayTestSupport",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
