@@ -12,6 +12,4 @@ extension JSONValue {
 
   /// Compact JSON text.
   public var text: String { description }
-
-  public var numberValue: Double? { doubleValue }
 }
