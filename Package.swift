@@ -154,7 +154,9 @@ let package = Package(
       ],
       path: "Plugins/flic/Tool", swiftSettings: strict),
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
-    .target(name: "HomebridgeProtocol", path: "Plugins/homebridge-websocket/Protocol", swiftSettings: strict),
+    .target(
+      name: "HomebridgeProtocol", dependencies: ["PatchbayValues"], path: "Plugins/homebridge-websocket/Protocol",
+      swiftSettings: strict),
     // The self-healing websocket client; its own target so tests link it without the plugin's entry symbol.
     .target(
       name: "HomebridgeConnection",
@@ -174,7 +176,7 @@ let package = Package(
       name: "HomebridgeSimulator",
       dependencies: [
         "SimulatorControl",
-        "HomebridgeProtocol",
+        "HomebridgeProtocol", "PatchbayValues",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -315,7 +317,7 @@ let package = Package(
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
-        "HomebridgeProtocol", "HomebridgeConnection", "PatchbayTestSupport",
+        "HomebridgeProtocol", "HomebridgeConnection", "HomebridgePlugin", "PatchbayTestSupport", "PatchbayValues",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],

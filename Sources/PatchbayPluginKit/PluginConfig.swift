@@ -14,6 +14,10 @@ extension PluginContext {
       return try JSONDecoder().decode(T.self, from: Data(json.utf8))
     } catch let DecodingError.keyNotFound(key, context) {
       throw PluginError.config("missing required key '\(Self.path(context.codingPath + [key]))'")
+    } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty {
+      throw PluginError.config("the config is not a table")
+    } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+      throw PluginError.config("the config is not a table (not valid JSON)")
     } catch let DecodingError.typeMismatch(expected, context) {
       throw PluginError.config("key '\(Self.path(context.codingPath))' must be \(Self.describe(expected))")
     } catch let DecodingError.valueNotFound(expected, context) {
@@ -37,6 +41,8 @@ extension PluginContext {
     case is Bool.Type: "true or false"
     case is Int.Type, is Int64.Type, is UInt16.Type, is UInt32.Type, is Int32.Type: "an integer"
     case is Double.Type: "a number"
+    case is [Any].Type: "an array"
+    case is [String: Any].Type: "a table"
     default: "a \(type)"
     }
   }

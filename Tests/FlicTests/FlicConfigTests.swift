@@ -35,7 +35,12 @@ import Testing
     ),
     (#"{"buttons": [], "auto_disconnect_s": 600}"#, "auto_disconnect_s must be 0...511"),
     (#"{"buttons": [], "click_events": "double"}"#, "click_events must be"),
-    (#"{"buttons": [], "port": "5551"}"#, "port must be an integer"),
+    (#"{"buttons": [], "port": "5551"}"#, "key 'port' must be an integer"),
+    (#"{"buttons": [], "port": 70000}"#, "port must be 1...65535, not 70000"),
+    (#"{"buttons": [], "ping_interval_s": 0}"#, "ping_interval_s must be between 0.1 and 3600 s, not 0"),
+    (#"{"buttons": {}}"#, "buttons must be an array of tables"),
+    (#"{"buttons": [], "latency_mode": "fast"}"#, #"latency_mode must be "normal", "low" or "high", not "fast""#),
+    (#"{"buttons": [], "click_event": "click_hold"}"#, "unknown key 'click_event' (did you mean 'click_events'?)"),
     (
       #"{"buttons": [{"name": "a", "address": "80:e4:da:71:b6:8e"}, {"name": "a", "address": "08:09:0a:0b:0c:0d"}]}"#,
       "used twice"

@@ -1,4 +1,5 @@
 import HomebridgeProtocol
+import PatchbayValues
 import Testing
 
 @Suite("Accessory names and the record of what the client added")
@@ -88,7 +89,7 @@ struct AccessoryRecordTests {
     _ = session.opened()
     #expect(session.probeTraffic()?.send == [.get(name: "ws_morning")])
     _ = session.receive(
-      text: ServerMessage.accessories(["ws_morning": .object(["service": .string("Switch")])]).text)
+      text: ServerMessage.accessories(["ws_morning": .sortedObject(["service": .string("Switch")])]).text)
     #expect(session.probeTraffic()?.send == [.get(name: "ws_morning")])
     #expect(session.probeTraffic() == nil)
     // An accessory the server does not know is answered too, only to the newest client.

@@ -2,6 +2,7 @@ import Foundation
 import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayTestSupport
+import PatchbayValues
 import Synchronization
 import Testing
 

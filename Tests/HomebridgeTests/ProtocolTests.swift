@@ -1,4 +1,5 @@
 import HomebridgeProtocol
+import PatchbayValues
 import Testing
 
 @Suite("Homebridge-websocket protocol coding")
@@ -6,7 +7,7 @@ struct ProtocolTests {
   @Test func clientMessagesEncodeToTheRealShapes() throws {
     let lamp = try AccessoryDefinition(
       name: "desk", service: "Lightbulb", enabling: ["brightness", "Hue"], manufacturer: "patchbay")
-    let add = try #require(JSONValue(jsonText: ClientMessage.add(lamp).text))
+    let add = try #require(JSONValue.parse(ClientMessage.add(lamp).text))
     #expect(add["topic"] == .string("add"))
     #expect(add["payload"]?["name"] == .string("desk"))
     #expect(add["payload"]?["service"] == .string("Lightbulb"))
@@ -108,5 +109,23 @@ struct ClientSessionTests {
     #expect(session.value(.init(accessory: "desk", characteristic: "Brightness")) == .number(55))
     let garbage = session.receive(text: "{not json")
     #expect(garbage.send.isEmpty && garbage.homeKitWrites.isEmpty && garbage.logs.count == 1)
+  }
+
+  /// Homebridge is JavaScript: `1`, `1.0` and `true` are what it may send for the same thing.
+  @Test func serverNumbersAreReadAsJavaScriptReadsThem() {
+    var session = ClientSession(accessories: definitions)
+    _ = session.opened()
+    func write(_ accessory: String, _ characteristic: String, _ value: String) -> [JSONValue] {
+      let text =
+        #"{"topic":"set","payload":{"name":"\#(accessory)","characteristic":"\#(characteristic)","value":\#(value)}}"#
+      return session.receive(text: text).homeKitWrites.map(\.value)
+    }
+    #expect(write("ws_morning", "On", "1") == [.bool(true)])
+    #expect(write("ws_morning", "On", "0.0") == [.bool(false)])
+    #expect(write("desk", "Brightness", "55.0") == [.number(55)])
+    #expect(write("desk", "Brightness", "41.6") == [.number(42)])
+    #expect(write("desk", "On", "true") == [.bool(true)])
+    let temperature = ClientMessage.setValue(name: "hall", characteristic: "CurrentTemperature", value: .number(21.5))
+    #expect(temperature.text.contains(#""value":21.5}"#))
   }
 }

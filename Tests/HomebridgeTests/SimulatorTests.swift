@@ -1,6 +1,7 @@
 import Foundation
 import HomebridgeProtocol
 import PatchbayTestSupport
+import PatchbayValues
 import Testing
 
 @Suite("patchbay-sim homebridge answers like the real plugin", .serialized)
@@ -56,9 +57,9 @@ final class SimulatorTests {
     try simulator.waitForLine(containing: "setValue desk.On = true")
     client.send(#"{"topic":"get","payload":{"name":"desk"}}"#)
     try client.waitForFrame(containing: #""topic":"accessories""#)
-    let answer = try #require(client.received.last.flatMap { JSONValue(jsonText: $0) })
+    let answer = try #require(client.received.last.flatMap { JSONValue.parse($0) })
     #expect(answer["payload"]?["desk"]?["characteristics"]?["On"] == .bool(true))
-    #expect(answer["payload"]?["desk"]?["characteristics"]?["Brightness"] == .number(140))
+    #expect(answer["payload"]?["desk"]?["characteristics"]?["Brightness"] == .integer(140))
     // No `set` came back for the client's own writes.
     #expect(!client.received.contains { $0.contains(#""topic":"set""#) })
   }

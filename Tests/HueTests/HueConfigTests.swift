@@ -26,6 +26,11 @@ import Testing
     #expect(parsed.groups[2].source == .lights)
   }
 
+  @Test func aMisspeltGroupKeyGetsADidYouMean() {
+    let text = message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["1"],"expose_light":true}]}"#)
+    #expect(text.contains("unknown key 'groups.0.expose_light' (did you mean 'groups.0.expose_lights'?)"), "\(text)")
+  }
+
   @Test func mistakesNameTheirKeyAndNeverEchoTheUsername() {
     let base = #""bridge":"b","username":"u1","groups":[{"name":"g","id":"1"}]"#
     #expect(
@@ -52,5 +57,14 @@ import Testing
         "the port after ':' must be 1...65535"))
     #expect(message("{\(base),\"max_in_flight\":0}").contains("max_in_flight must be 1...16, not 0"))
     #expect(message(#"{"bridge":"b","username":"u","groups":[]}"#).contains("groups must be a non-empty array"))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","lights":["x"]}]}"#).contains(
+        #"groups.0.lights.0 must be a light id like "1" (digits), not "x""#))
+    #expect(
+      message(#"{"bridge":"b","username":"u","groups":[{"name":"g","id":true}]}"#).contains(
+        #"groups.0.id must be a bridge group id like "1" (digits), not true"#))
+    #expect(
+      message("{\(base),\"poll_interval_s\":0.1}").contains("poll_interval_s must be between 0.2 and 3600 s, not 0.1"))
+    #expect(message(#"{"bridge":"b","groups":[{"name":"g","id":"1"}]}"#).contains("missing required key 'username'"))
   }
 }

@@ -152,7 +152,7 @@ import Testing
       records.allSatisfy { $0["outcome"]?.stringValue == "accepted" },
       "rejected: \(records.filter { $0["outcome"]?.stringValue != "accepted" })")
     for (kind, rate) in [("group", 1), ("light", 10)] {
-      let times = records.filter { $0["kind"]?.stringValue == kind }.compactMap { $0["t"]?.numberValue }.sorted()
+      let times = records.filter { $0["kind"]?.stringValue == kind }.compactMap { $0["t"]?.doubleValue }.sorted()
       #expect(times.count >= 3, "\(kind) commands: \(times.count)")
       let worst = times.indices.map { index in times[index...].prefix { $0 < times[index] + 1 }.count }.max() ?? 0
       #expect(worst <= rate, "\(worst) \(kind) commands within one second (rate \(rate))")

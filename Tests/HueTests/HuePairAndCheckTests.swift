@@ -71,7 +71,7 @@ import Testing
         "unknown key 'groups.0.lightz' (did you mean 'groups.0.lights'?)"
       ),
       (valid + "\nexpose_lights = true", "groups.0.expose_lights needs groups.0.lights"),
-      ("light_rate = 500\n" + valid, "light_rate must be between 0.1 and 100.0, not 500.0"),
+      ("light_rate = 500\n" + valid, "light_rate must be between 0.1 and 100 commands/s, not 500"),
       (
         valid.replacingOccurrences(of: "127.0.0.1:8000", with: "https://bridge"),
         "bridge 'https://bridge': the v1 API is plain http"
@@ -80,7 +80,10 @@ import Testing
         valid.replacingOccurrences(of: "abc-123", with: "abc/../x"),
         "username must be the 1 to 80 letters, digits or '-'"
       ),
-      (valid.replacingOccurrences(of: "id = \"1\"", with: "id = \"x1\""), "groups.0.id must be a bridge id like \"1\""),
+      (
+        valid.replacingOccurrences(of: "id = \"1\"", with: "id = \"x1\""),
+        "groups.0.id must be a bridge group id like \"1\""
+      ),
       (
         valid.replacingOccurrences(of: "name = \"living\"", with: "name = \"Living Room\""),
         "groups.0.name 'Living Room' must be 1 to 48 lowercase letters"

@@ -43,7 +43,7 @@ extension JSONValue {
   func has(_ path: String, near expected: Double, tolerance: Double = 0.5) -> Bool {
     var value: JSONValue? = self
     for key in path.split(separator: ".") { value = value?[String(key)] }
-    guard let number = value?.numberValue else { return false }
+    guard let number = value?.doubleValue else { return false }
     return abs(number - expected) <= tolerance
   }
 }

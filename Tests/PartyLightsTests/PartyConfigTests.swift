@@ -33,6 +33,11 @@ struct PartyConfigTests {
     (#"{"group": "g", "order": "shuffle"}"#, #"order must be "sequential" or "random", not "shuffle""#),
     (#"{"group": "g", "group_rate": 0}"#, "group_rate must be between 0.01 and 100 commands/s, not 0"),
     (#"{"group": "g", "step_degrees": 0}"#, "step_degrees must be between 0.1 and 180°, not 0"),
+    (
+      #"{"group": "g", "palette": [0, {"hue": 90, "saturaton": 50}]}"#,
+      "unknown key 'palette.1.saturaton' (did you mean 'palette.1.saturation'?)"
+    ),
+    (#"{"group": "g", "birghtness": 50}"#, "unknown key 'birghtness' (did you mean 'brightness'?)"),
   ])
   func refusesWithTheKey(json: String, expected: String) {
     let text = message(json)

@@ -18,7 +18,7 @@ final class FlicButtonPlugin: PatchbayPlugin {
 
   init(context: PluginContext) throws {
     self.context = context
-    config = try FlicConfig(json: context.configJSON)
+    config = try context.config(FlicConfig.self)
     ports = try config.buttons.map { button in
       ButtonPorts(
         button: try context.addOutput(

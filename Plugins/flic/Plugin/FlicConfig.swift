@@ -1,5 +1,4 @@
 import FlicProtocol
-import Foundation
 import PatchbayPluginKit
 
 /// The flic instance's config: where flicd is, which buttons to watch, and how to report them.
@@ -41,143 +40,109 @@ struct FlicConfig: Sendable {
   var pingIntervalSeconds = 10.0
   var pingTimeoutSeconds = 5.0
 
-  static let topKeys = [
-    "host", "port", "buttons", "latency_mode", "auto_disconnect_s", "click_events", "max_queued_age_s",
-    "expose_up_down", "ping_interval_s", "ping_timeout_s",
-  ]
-  static let buttonKeys = ["name", "address", "latency_mode", "auto_disconnect_s"]
-  static let latencyNames: [String: LatencyMode] = ["normal": .normal, "low": .low, "high": .high]
-
   /// Parses and checks the instance's JSON config; errors name the key and what is right.
   init(json: String) throws {
-    guard let root = JSONValue.parse(json).flatMap(Self.table) else {
-      throw PluginError.config("the config is not a table")
-    }
-    try Self.refuseUnknownKeys(root, known: Self.topKeys, path: "")
+    self = try PluginContext.decodeConfig(Self.self, json: json)
+  }
+}
 
-    if let value = root["host"] { host = try Self.string(value, "host") }
-    if let value = root["port"] {
-      let port = try Self.integer(value, "port")
-      guard (1...65535).contains(port) else { throw PluginError.config("port must be 1...65535, not \(port)") }
-      self.port = port
-    }
-    let globalLatency = try root["latency_mode"].map { try Self.latency($0, "latency_mode") } ?? .normal
-    let globalAutoDisconnect =
-      try root["auto_disconnect_s"].map { try Self.autoDisconnect($0, "auto_disconnect_s") } ?? 511
-    if let value = root["click_events"] {
-      let text = try Self.string(value, "click_events")
-      guard let mode = ClickEvents(rawValue: text) else {
-        throw PluginError.config("click_events must be \"click_hold\" or \"single_double_hold\", not \"\(text)\"")
-      }
-      clickEvents = mode
-    }
-    if let value = root["max_queued_age_s"] {
-      maxQueuedAgeSeconds = try Self.number(value, "max_queued_age_s", range: 0...86400)
-    }
-    if let value = root["expose_up_down"] {
-      guard case .bool(let flag) = value else { throw PluginError.config("expose_up_down must be true or false") }
-      exposeUpDown = flag
-    }
-    if let value = root["ping_interval_s"] {
-      pingIntervalSeconds = try Self.number(value, "ping_interval_s", range: 0.1...3600)
-    }
-    if let value = root["ping_timeout_s"] {
-      pingTimeoutSeconds = try Self.number(value, "ping_timeout_s", range: 0.1...3600)
-    }
+extension FlicConfig: Decodable {
+  enum Keys: String, CodingKey, CaseIterable {
+    case host, port, buttons
+    case latencyMode = "latency_mode"
+    case autoDisconnect = "auto_disconnect_s"
+    case clickEvents = "click_events"
+    case maxQueuedAge = "max_queued_age_s"
+    case exposeUpDown = "expose_up_down"
+    case pingInterval = "ping_interval_s"
+    case pingTimeout = "ping_timeout_s"
+  }
 
-    guard let list = root["buttons"] else {
+  init(from decoder: Decoder) throws {
+    try decoder.refuseUnknownKeys(Keys.self)
+    let table = try decoder.container(keyedBy: Keys.self)
+    host = try table.decodeIfPresent(String.self, forKey: .host) ?? host
+    port = try table.decodeIfPresent(Int.self, forKey: .port, in: 1...65535) ?? port
+    let latency = try ButtonEntry.latency(in: table, forKey: .latencyMode) ?? .normal
+    let autoDisconnect = try ButtonEntry.autoDisconnect(in: table, forKey: .autoDisconnect) ?? 511
+    clickEvents = try table.decodeChoiceIfPresent(ClickEvents.self, forKey: .clickEvents) ?? clickEvents
+    maxQueuedAgeSeconds =
+      try table.decodeIfPresent(Double.self, forKey: .maxQueuedAge, in: 0...86400, unit: " s") ?? maxQueuedAgeSeconds
+    exposeUpDown = try table.decodeIfPresent(Bool.self, forKey: .exposeUpDown) ?? exposeUpDown
+    pingIntervalSeconds =
+      try table.decodeIfPresent(Double.self, forKey: .pingInterval, in: 0.1...3600, unit: " s") ?? pingIntervalSeconds
+    pingTimeoutSeconds =
+      try table.decodeIfPresent(Double.self, forKey: .pingTimeout, in: 0.1...3600, unit: " s") ?? pingTimeoutSeconds
+
+    guard table.contains(.buttons) else {
       throw PluginError.config("missing required key 'buttons' (an array of {name, address})")
     }
-    guard case .array(let entries) = list else {
-      throw PluginError.config(
-        "buttons must be an array of tables like { name = \"bedside\", address = \"80:e4:da:71:b6:8e\" }")
+    guard (try? table.nestedUnkeyedContainer(forKey: .buttons)) != nil else {
+      throw decoder.mistake(
+        "buttons", "must be an array of tables like { name = \"bedside\", address = \"80:e4:da:71:b6:8e\" }")
     }
     var seenNames: Set<String> = []
     var seenAddresses: Set<BluetoothAddress> = []
-    for (index, entry) in entries.enumerated() {
+    for (index, entry) in try table.decode([ButtonEntry].self, forKey: .buttons).enumerated() {
       let path = "buttons.\(index)"
-      guard let table = Self.table(entry) else {
-        throw PluginError.config("\(path) must be a table with name and address")
+      guard seenNames.insert(entry.name).inserted else {
+        throw PluginError.config("\(path).name '\(entry.name)' is used twice")
       }
-      try Self.refuseUnknownKeys(table, known: Self.buttonKeys, path: path + ".")
-      guard let rawName = table["name"] else { throw PluginError.config("missing required key '\(path).name'") }
-      let name = try Self.string(rawName, "\(path).name")
-      guard !name.isEmpty, name.utf8.count <= 48,
-        name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
-      else {
-        throw PluginError.config(
-          "\(path).name '\(name)' must be 1 to 48 lowercase letters, digits or _ (it names ports like \(name.lowercased()).button)"
-        )
-      }
-      guard seenNames.insert(name).inserted else { throw PluginError.config("\(path).name '\(name)' is used twice") }
-      guard let rawAddress = table["address"] else {
-        throw PluginError.config("missing required key '\(path).address'")
-      }
-      let text = try Self.string(rawAddress, "\(path).address")
-      guard let address = BluetoothAddress(text) else {
-        throw PluginError.config("\(path).address '\(text)' must be a Bluetooth address like 80:e4:da:71:b6:8e")
-      }
-      guard seenAddresses.insert(address).inserted else {
-        throw PluginError.config("\(path).address \(address) is used twice")
+      guard seenAddresses.insert(entry.address).inserted else {
+        throw PluginError.config("\(path).address \(entry.address) is used twice")
       }
       buttons.append(
         Button(
-          name: name, address: address,
-          latencyMode: try table["latency_mode"].map { try Self.latency($0, "\(path).latency_mode") } ?? globalLatency,
-          autoDisconnectSeconds: try table["auto_disconnect_s"].map {
-            try Self.autoDisconnect($0, "\(path).auto_disconnect_s")
-          }
-            ?? globalAutoDisconnect))
+          name: entry.name, address: entry.address, latencyMode: entry.latencyMode ?? latency,
+          autoDisconnectSeconds: entry.autoDisconnectSeconds ?? autoDisconnect))
     }
   }
 
-  init() {}
-
-  /// An object's members by key (the hub hands over each key once).
-  private static func table(_ value: JSONValue) -> [String: JSONValue]? {
-    guard case .object(let members) = value else { return nil }
-    return Dictionary(members, uniquingKeysWith: { first, _ in first })
-  }
-
-  private static func refuseUnknownKeys(_ table: [String: JSONValue], known: [String], path: String) throws {
-    for key in table.keys.sorted() where !known.contains(key) {
-      throw PluginError.unknownKey(key, known: known, path: path)
+  /// One `[[buttons]]` table as written; what it leaves out comes from the instance's keys.
+  struct ButtonEntry: Decodable {
+    enum Keys: String, CodingKey, CaseIterable {
+      case name, address
+      case latencyMode = "latency_mode"
+      case autoDisconnect = "auto_disconnect_s"
     }
-  }
 
-  private static func string(_ value: JSONValue, _ key: String) throws -> String {
-    guard case .string(let text) = value else { throw PluginError.config("\(key) must be a string") }
-    return text
-  }
+    var name: String
+    var address: BluetoothAddress
+    var latencyMode: LatencyMode?
+    var autoDisconnectSeconds: Int16?
 
-  private static func integer(_ value: JSONValue, _ key: String) throws -> Int {
-    guard let number = value.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
-      throw PluginError.config("\(key) must be an integer")
+    init(from decoder: Decoder) throws {
+      try decoder.refuseUnknownKeys(Keys.self)
+      let table = try decoder.container(keyedBy: Keys.self)
+      name = try table.decode(String.self, forKey: .name)
+      guard !name.isEmpty, name.utf8.count <= 48,
+        name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
+      else {
+        throw decoder.mistake(
+          "name",
+          "'\(name)' must be 1 to 48 lowercase letters, digits or _ (it names ports like \(name.lowercased()).button)")
+      }
+      let text = try table.decode(String.self, forKey: .address)
+      guard let address = BluetoothAddress(text) else {
+        throw decoder.mistake("address", "'\(text)' must be a Bluetooth address like 80:e4:da:71:b6:8e")
+      }
+      self.address = address
+      latencyMode = try Self.latency(in: table, forKey: .latencyMode)
+      autoDisconnectSeconds = try Self.autoDisconnect(in: table, forKey: .autoDisconnect)
     }
-    return Int(number)
-  }
 
-  private static func number(_ value: JSONValue, _ key: String, range: ClosedRange<Double>) throws -> Double {
-    guard let number = value.doubleValue else { throw PluginError.config("\(key) must be a number") }
-    guard range.contains(number) else {
-      throw PluginError.config("\(key) must be between \(range.lowerBound) and \(range.upperBound), not \(number)")
+    static func latency<K>(in table: KeyedDecodingContainer<K>, forKey key: K) throws -> LatencyMode? {
+      guard let text = try table.decodeIfPresent(String.self, forKey: key) else { return nil }
+      guard let mode = latencyNames[text] else {
+        throw table.mistake(key, "must be \"normal\", \"low\" or \"high\", not \"\(text)\"")
+      }
+      return mode
     }
-    return number
-  }
 
-  private static func latency(_ value: JSONValue, _ key: String) throws -> LatencyMode {
-    let text = try string(value, key)
-    guard let mode = latencyNames[text] else {
-      throw PluginError.config("\(key) must be \"normal\", \"low\" or \"high\", not \"\(text)\"")
+    static func autoDisconnect<K>(in table: KeyedDecodingContainer<K>, forKey key: K) throws -> Int16? {
+      try table.decodeIfPresent(Int.self, forKey: key, in: 0...511, unit: " seconds (511 means never)").map(Int16.init)
     }
-    return mode
-  }
 
-  private static func autoDisconnect(_ value: JSONValue, _ key: String) throws -> Int16 {
-    let seconds = try integer(value, key)
-    guard (0...511).contains(seconds) else {
-      throw PluginError.config("\(key) must be 0...511 seconds (511 means never), not \(seconds)")
-    }
-    return Int16(seconds)
+    static let latencyNames: [String: LatencyMode] = ["normal": .normal, "low": .low, "high": .high]
   }
 }

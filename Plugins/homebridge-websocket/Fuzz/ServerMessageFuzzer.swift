@@ -4,6 +4,8 @@
 // values, values inside the characteristic's range).
 // Built and run by run-fuzz next to this file, outside `swift build`.
 
+import PatchbayValues
+
 nonisolated(unsafe) var session: ClientSession = {
   let accessories = [
     try! AccessoryDefinition(name: "ws_morning", service: "Switch"),
@@ -25,7 +27,7 @@ public func fuzzServerFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 func checkSafe(_ message: ClientMessage) {
-  guard let json = JSONValue(jsonText: message.text), let payload = json["payload"]?.objectValue else {
+  guard let json = JSONValue.parse(message.text), let payload = json["payload"]?.objectValue else {
     preconditionFailure("sent a frame without an object payload: \(message.text)")
   }
   switch message {
@@ -34,7 +36,8 @@ func checkSafe(_ message: ClientMessage) {
     precondition(spec != nil, "sent a value for an unknown characteristic: \(message.text)")
     precondition(value.stringValue == nil && value != .null, "sent a non-HAP value: \(message.text)")
     precondition(spec!.conformed(value) == value, "sent a value outside the characteristic: \(message.text)")
-    precondition(payload["value"] == value, "value lost in encoding: \(message.text)")
+    // The server reads numbers the JavaScript way (`1` and `1.0` alike): compare what it reads.
+    precondition(payload["value"].flatMap(spec!.conformed) == value, "value lost in encoding: \(message.text)")
   case .add(let definition):
     precondition(!PrototypePropertyNames.contains(definition.name), "sent a name Homebridge crashes on")
   case .remove(let name), .get(let name):

@@ -153,7 +153,7 @@ struct AccessoryPorts {
     if let output = setOutputs[spec.name], let value = Self.value(write.value, for: spec) {
       result.append((value, output))
     }
-    let number = write.value.numberValue
+    let number = write.value.doubleValue
     if let lightOutput {
       var command = LightCommand()
       switch spec.name {
@@ -176,9 +176,9 @@ struct AccessoryPorts {
 
   private func color(_ values: [String: JSONValue]) -> HSBColor {
     HSBColor(
-      hue: values[ServiceCatalog.hue.name]?.numberValue ?? 0,
-      saturation: values[ServiceCatalog.saturation.name]?.numberValue ?? 0,
-      brightness: values[ServiceCatalog.brightness.name]?.numberValue ?? 100)
+      hue: values[ServiceCatalog.hue.name]?.doubleValue ?? 0,
+      saturation: values[ServiceCatalog.saturation.name]?.doubleValue ?? 0,
+      brightness: values[ServiceCatalog.brightness.name]?.doubleValue ?? 100)
   }
 
   static func value(_ json: JSONValue, for spec: CharacteristicSpec) -> Value? {

@@ -1,4 +1,3 @@
-import Foundation
 import HomebridgeConnection
 import HomebridgeProtocol
 import PatchbayPluginKit
@@ -19,6 +18,10 @@ import PatchbayPluginKit
 /// ```
 struct HomebridgeConfig: Decodable {
   struct Accessory: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case name, service, characteristics, manufacturer, model, serialnumber, firmwarerevision
+    }
+
     var name: String
     var service: String
     var characteristics: [String]?
@@ -26,19 +29,36 @@ struct HomebridgeConfig: Decodable {
     var model: String?
     var serialnumber: String?
     var firmwarerevision: String?
+
+    init(from decoder: Decoder) throws {
+      try decoder.refuseUnknownKeys(CodingKeys.self)
+      let table = try decoder.container(keyedBy: CodingKeys.self)
+      name = try table.decode(String.self, forKey: .name)
+      service = try table.decode(String.self, forKey: .service)
+      characteristics = try table.decodeIfPresent([String].self, forKey: .characteristics)
+      manufacturer = try table.decodeIfPresent(String.self, forKey: .manufacturer)
+      model = try table.decodeIfPresent(String.self, forKey: .model)
+      serialnumber = try table.decodeIfPresent(String.self, forKey: .serialnumber)
+      firmwarerevision = try table.decodeIfPresent(String.self, forKey: .firmwarerevision)
+    }
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case url, accessories
   }
 
   var url: String?
   var accessories: [Accessory]
 
-  static let topLevelKeys: Set<String> = ["url", "accessories"]
-  static let accessoryKeys: Set<String> = [
-    "name", "service", "characteristics", "manufacturer", "model", "serialnumber", "firmwarerevision",
-  ]
+  init(from decoder: Decoder) throws {
+    try decoder.refuseUnknownKeys(CodingKeys.self)
+    let table = try decoder.container(keyedBy: CodingKeys.self)
+    url = try table.decodeIfPresent(String.self, forKey: .url)
+    accessories = try table.decode([Accessory].self, forKey: .accessories)
+  }
 
   /// Reads and checks the config; every error names the key and what would be right.
   static func load(from context: PluginContext) throws -> (endpoint: WebSocketEndpoint, [AccessoryDefinition]) {
-    try checkKeys(context.configJSON)
     let config = try context.config(HomebridgeConfig.self)
     let endpoint: WebSocketEndpoint
     do {
@@ -80,20 +100,5 @@ struct HomebridgeConfig: Decodable {
       }
     }
     return (endpoint, definitions)
-  }
-
-  /// Unknown keys are mistakes (a typo would otherwise be silently ignored).
-  static func checkKeys(_ json: String) throws {
-    guard let root = JSONValue(jsonText: json)?.objectValue else { return }
-    for key in root.keys where !topLevelKeys.contains(key) {
-      throw PluginError.config("unknown key '\(key)' (known keys: url, accessories)")
-    }
-    guard case .array(let accessories) = root["accessories"] ?? .null else { return }
-    for (index, accessory) in accessories.enumerated() {
-      for key in accessory.objectValue?.keys.sorted() ?? [] where !accessoryKeys.contains(key) {
-        throw PluginError.config(
-          "accessories.\(index): unknown key '\(key)' (known keys: \(accessoryKeys.sorted().joined(separator: ", ")))")
-      }
-    }
   }
 }

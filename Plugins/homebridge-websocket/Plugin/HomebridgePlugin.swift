@@ -40,7 +40,7 @@ final class HomebridgePlugin: PatchbayPlugin {
         }
       },
       onHomeKitWrite: { [context] write, values in
-        context.log(.info, "HomeKit wrote \(write.key) = \(write.value)")
+        context.log(.info, "HomeKit wrote \(write.key) = \(write.value.description)")
         guard let ports = byName[write.key.accessory] else { return }
         for (value, output) in ports.publications(for: write, values: values) {
           context.publish(value, on: output)

@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// One accessory a client announces with `add`: its name, service and enabled characteristics.
 public struct AccessoryDefinition: Sendable, Hashable {
   public var name: String
@@ -68,6 +70,6 @@ public struct AccessoryDefinition: Sendable, Hashable {
     if let model { members["model"] = .string(model) }
     if let serialNumber { members["serialnumber"] = .string(serialNumber) }
     if let firmwareRevision { members["firmwarerevision"] = .string(firmwareRevision) }
-    return .object(members)
+    return .sortedObject(members)
   }
 }

@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// What this client has added to Homebridge: accessory name -> service name.
 ///
 /// The server never forgets an accessory by itself (it keeps them in its cache across
@@ -14,12 +16,12 @@ public struct AddedAccessories: Sendable, Hashable {
 
   /// `{"accessories":{"NAME":"SERVICE",...}}`, keys sorted.
   public var jsonText: String {
-    JSONValue.object(["accessories": .object(services.mapValues { .string($0) })]).jsonText
+    JSONValue.sortedObject(["accessories": .sortedObject(services.mapValues { .string($0) })]).description
   }
 
   /// nil when the text is not such a record.
   public init?(jsonText: String) {
-    guard let members = JSONValue(jsonText: jsonText)?["accessories"]?.objectValue else { return nil }
+    guard let members = JSONValue.parse(jsonText)?["accessories"]?.objectValue else { return nil }
     var services: [String: String] = [:]
     for (name, service) in members {
       guard let service = service.stringValue else { return nil }

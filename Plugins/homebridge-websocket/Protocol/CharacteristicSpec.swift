@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// The value format of a HAP characteristic, as HAP-NodeJS names it.
 public enum CharacteristicFormat: String, Sendable, Hashable, Codable {
   case bool, uint8, uint16, uint32, int, float, string
@@ -48,22 +50,27 @@ public struct CharacteristicSpec: Sendable, Hashable {
   /// `value` made acceptable to the real server: a bool for bool characteristics, a finite
   /// number inside the range (rounded for integer formats) for numeric ones. nil when it
   /// cannot be converted (a string, null, non-finite number, or a string characteristic).
+  /// A number comes back as `.number` whether it was read as `.integer` or `.number`:
+  /// JavaScript has one number type, so `1` and `1.0` are the same value to the server.
   public func conformed(_ value: JSONValue) -> JSONValue? {
     switch format {
     case .bool:
       switch value {
       case .bool: return value
-      case .number(let number) where number.isFinite: return .bool(number != 0)
-      default: return nil
+      default:
+        guard let number = value.doubleValue, number.isFinite else { return nil }
+        return .bool(number != 0)
       }
     case .string:
       return nil
     case .uint8, .uint16, .uint32, .int, .float:
       var number: Double
-      switch value {
-      case .number(let given) where given.isFinite: number = given
-      case .bool(let flag): number = flag ? 1 : 0
-      default: return nil
+      if case .bool(let flag) = value {
+        number = flag ? 1 : 0
+      } else if let given = value.doubleValue, given.isFinite {
+        number = given
+      } else {
+        return nil
       }
       if format.isInteger { number = number.rounded() }
       if let minValue, number < minValue { number = minValue }
@@ -75,8 +82,8 @@ public struct CharacteristicSpec: Sendable, Hashable {
   /// The same spec with props an `add` message overrides (`minValue`, `maxValue`).
   public func with(props: [String: JSONValue]) -> CharacteristicSpec {
     var copy = self
-    if let minValue = props["minValue"]?.numberValue, minValue.isFinite { copy.minValue = minValue }
-    if let maxValue = props["maxValue"]?.numberValue, maxValue.isFinite { copy.maxValue = maxValue }
+    if let minValue = props["minValue"]?.doubleValue, minValue.isFinite { copy.minValue = minValue }
+    if let maxValue = props["maxValue"]?.doubleValue, maxValue.isFinite { copy.maxValue = maxValue }
     return copy
   }
 }

@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// A message a client sends to the Homebridge-websocket plugin.
 public enum ClientMessage: Sendable, Hashable {
   case add(AccessoryDefinition)
@@ -13,17 +15,17 @@ public enum ClientMessage: Sendable, Hashable {
     case .add(let definition):
       HomebridgeFrame(topic: "add", payload: definition.addPayload)
     case .remove(let name):
-      HomebridgeFrame(topic: "remove", payload: .object(["name": .string(name)]))
+      HomebridgeFrame(topic: "remove", payload: .sortedObject(["name": .string(name)]))
     case .setValue(let name, let characteristic, let value):
       HomebridgeFrame(
         topic: "setValue",
-        payload: .object(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
+        payload: .sortedObject(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
     case .callback(let name, let characteristic, let value):
       HomebridgeFrame(
         topic: "callback",
-        payload: .object(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
+        payload: .sortedObject(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
     case .get(let name):
-      HomebridgeFrame(topic: "get", payload: .object(["name": .string(name)]))
+      HomebridgeFrame(topic: "get", payload: .sortedObject(["name": .string(name)]))
     }
   }
 

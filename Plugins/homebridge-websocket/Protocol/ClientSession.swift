@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// The client side of the protocol without any I/O: which accessories to announce, the
 /// latest value of every characteristic, and what to do with each frame from the server.
 /// The plugin drives it from one event loop; tests and the fuzz target drive it directly.
@@ -115,17 +117,19 @@ public struct ClientSession: Sendable {
   public mutating func update(_ key: Key, to value: JSONValue) -> Output {
     var output = Output()
     guard let spec = byName[key.accessory]?.characteristic(named: key.characteristic) else {
-      output.log(.warning, "no characteristic \(key) is configured; value \(value) dropped")
+      output.log(.warning, "no characteristic \(key) is configured; value \(value.description) dropped")
       return output
     }
     guard let conformed = spec.conformed(value) else {
-      output.log(.warning, "\(key): \(value) is not a valid \(spec.format.rawValue) value; dropped")
+      output.log(.warning, "\(key): \(value.description) is not a valid \(spec.format.rawValue) value; dropped")
       return output
     }
-    if conformed != value { output.log(.debug, "\(key): \(value) adjusted to \(conformed) (range and format)") }
+    if conformed != value {
+      output.log(.debug, "\(key): \(value.description) adjusted to \(conformed.description) (range and format)")
+    }
     if spec.isEvent {
       guard isOpen else {
-        output.log(.warning, "\(key): event \(conformed) dropped, not connected to Homebridge")
+        output.log(.warning, "\(key): event \(conformed.description) dropped, not connected to Homebridge")
         return output
       }
     } else {
@@ -134,7 +138,7 @@ public struct ClientSession: Sendable {
     if isOpen {
       output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: conformed))
     } else {
-      output.log(.debug, "\(key) = \(conformed) kept until Homebridge is connected")
+      output.log(.debug, "\(key) = \(conformed.description) kept until Homebridge is connected")
     }
     return output
   }
@@ -163,7 +167,7 @@ public struct ClientSession: Sendable {
       }
       guard let conformed = spec.conformed(value) else {
         output.log(
-          .warning, "HomeKit wrote \(key) = \(Self.excerpt(value.jsonText)), not a \(spec.format.rawValue); ignored")
+          .warning, "HomeKit wrote \(key) = \(Self.excerpt(value.description)), not a \(spec.format.rawValue); ignored")
         break
       }
       if !spec.isEvent { values[key] = conformed }

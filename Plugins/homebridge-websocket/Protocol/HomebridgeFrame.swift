@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// One websocket text frame of the Homebridge-websocket protocol: `{"topic": T, "payload": {...}}`.
 public struct HomebridgeFrame: Sendable, Hashable {
   public var topic: String
@@ -25,8 +27,8 @@ public struct HomebridgeFrame: Sendable, Hashable {
   }
 
   public init(text: String) throws(DecodingFailure) {
-    guard let json = JSONValue(jsonText: text) else { throw .notJSON }
-    guard case .object(let members) = json else { throw .notAnObject }
+    guard let json = JSONValue.parse(text) else { throw .notJSON }
+    guard let members = json.objectValue else { throw .notAnObject }
     guard let topic = members["topic"]?.stringValue else { throw .missingTopic }
     self.topic = topic
     payload = members["payload"]
@@ -35,6 +37,6 @@ public struct HomebridgeFrame: Sendable, Hashable {
   /// The frame's JSON text. A frame without payload is written with an empty one: this
   /// encoder never produces a frame that would crash the real server.
   public var text: String {
-    JSONValue.object(["topic": .string(topic), "payload": payload ?? .object([:])]).jsonText
+    JSONValue.sortedObject(["topic": .string(topic), "payload": payload ?? .object([])]).description
   }
 }

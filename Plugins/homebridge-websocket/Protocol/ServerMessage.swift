@@ -1,3 +1,5 @@
+import PatchbayValues
+
 /// A message the Homebridge-websocket plugin sends to its client.
 public enum ServerMessage: Sendable, Hashable {
   /// The answer to add/remove and to errors.
@@ -61,16 +63,16 @@ public enum ServerMessage: Sendable, Hashable {
   public var frame: HomebridgeFrame {
     switch self {
     case .response(let ack, let message):
-      HomebridgeFrame(topic: "response", payload: .object(["ack": .bool(ack), "message": .string(message)]))
+      HomebridgeFrame(topic: "response", payload: .sortedObject(["ack": .bool(ack), "message": .string(message)]))
     case .accessories(let accessories):
-      HomebridgeFrame(topic: "accessories", payload: .object(accessories))
+      HomebridgeFrame(topic: "accessories", payload: .sortedObject(accessories))
     case .set(let name, let characteristic, let value):
       HomebridgeFrame(
         topic: "set",
-        payload: .object(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
+        payload: .sortedObject(["name": .string(name), "characteristic": .string(characteristic), "value": value]))
     case .get(let name, let characteristic):
       HomebridgeFrame(
-        topic: "get", payload: .object(["name": .string(name), "characteristic": .string(characteristic)]))
+        topic: "get", payload: .sortedObject(["name": .string(name), "characteristic": .string(characteristic)]))
     }
   }
 

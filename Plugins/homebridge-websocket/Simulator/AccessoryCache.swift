@@ -1,5 +1,6 @@
 import Foundation
 import HomebridgeProtocol
+import PatchbayValues
 
 /// The accessory list kept across restarts in a file, like Homebridge's cachedAccessories:
 /// names, services and settings, never values.
@@ -9,7 +10,7 @@ struct AccessoryCache {
   func load() throws -> [SimulatedAccessory] {
     guard FileManager.default.fileExists(atPath: path) else { return [] }
     let text = try String(contentsOfFile: path, encoding: .utf8)
-    guard case .array(let entries) = JSONValue(jsonText: text) ?? .null else {
+    guard case .array(let entries) = JSONValue.parse(text) ?? .null else {
       throw CacheError(description: "\(path) is not a JSON array of accessories")
     }
     return entries.compactMap { entry in
@@ -22,7 +23,7 @@ struct AccessoryCache {
 
   /// Written to a temporary file and renamed, so a crash never leaves half a file.
   func save(_ accessories: [SimulatedAccessory]) throws {
-    let text = JSONValue.array(accessories.map { .object($0.addPayload) }).jsonText
+    let text = JSONValue.array(accessories.map { .sortedObject($0.addPayload) }).description
     let temporary = path + ".tmp"
     try text.write(toFile: temporary, atomically: false, encoding: .utf8)
     if rename(temporary, path) != 0 {

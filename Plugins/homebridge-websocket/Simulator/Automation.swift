@@ -1,5 +1,6 @@
 import Foundation
 import HomebridgeProtocol
+import PatchbayValues
 
 /// A HomeKit automation: when a characteristic changes to a value, run a scene that sets
 /// other characteristics. Written `ws_morning.On=true: scene Good Morning: ws_morning.On=false, ws_evening.On=false`.
@@ -8,7 +9,7 @@ struct Automation: Sendable, Hashable {
     var accessory: String
     var characteristic: String
     var value: JSONValue
-    var description: String { "\(accessory).\(characteristic)=\(value)" }
+    var description: String { "\(accessory).\(characteristic)=\(value.description)" }
   }
 
   var trigger: Assignment

@@ -1,4 +1,5 @@
 import HomebridgeProtocol
+import PatchbayValues
 
 /// A line typed on stdin or sent to the control socket.
 enum ControlCommand: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import HomebridgeProtocol
+import PatchbayValues
 
 /// The simulated homebridge-websocket plugin without I/O: accessories, cached values and
 /// automations, and its answers to each client frame, with the real plugin's texts (0.2.2).
@@ -45,7 +46,7 @@ struct HomebridgeModel: Sendable {
 
   mutating func handle(text: String) -> Output {
     var output = Output()
-    guard let json = JSONValue(jsonText: text), case .object(let members) = json else {
+    guard let members = JSONValue.parse(text)?.objectValue else {
       output.refusal = "malformed JSON: \(Self.excerpt(text))"
       return output
     }
@@ -145,15 +146,16 @@ struct HomebridgeModel: Sendable {
       output.refusal = "string value \"\(Self.excerpt(text))\" for \(name).\(characteristic) (\(spec.format.rawValue))"
       return .failure(Rejection(""))
     case .array, .object:
-      output.refusal = "value \(Self.excerpt(value.jsonText)) for \(name).\(characteristic) is not a HAP value"
+      output.refusal = "value \(Self.excerpt(value.description)) for \(name).\(characteristic) is not a HAP value"
       return .failure(Rejection(""))
     case .bool(let flag):
       return .success((index, spec, spec.format == .bool ? value : .number(flag ? 1 : 0)))
-    case .number(let number):
+    case .integer, .number:
+      let number = value.doubleValue ?? 0
       if spec.format == .bool { return .success((index, spec, .bool(number != 0))) }
       let parsed = spec.format.isInteger ? number.rounded(.towardZero) : number
       if let minValue = spec.minValue, parsed < minValue {
-        return .failure(Rejection("value '\(JSONValue.number(number))' outside range"))
+        return .failure(Rejection("value '\(JSONValue.number(number).description)' outside range"))
       }
       return .success((index, spec, .number(parsed)))
     }
@@ -172,9 +174,10 @@ struct HomebridgeModel: Sendable {
       output.lines.append("setValue \(Self.describeTarget(payload)): \(rejection.message)")
     case .success(let (index, spec, value)):
       let key = Key(accessory: accessories[index].name, characteristic: spec.name)
-      var line = "setValue \(key) = \(value)"
-      if let maxValue = spec.maxValue, let number = value.numberValue, number > maxValue {
-        line += " (above the maximum \(JSONValue.number(maxValue)): accepted, the real plugin does not check it)"
+      var line = "setValue \(key) = \(value.description)"
+      if let maxValue = spec.maxValue, let number = value.doubleValue, number > maxValue {
+        line +=
+          " (above the maximum \(JSONValue.number(maxValue).description): accepted, the real plugin does not check it)"
       }
       output.lines.append(line)
       change(key, at: index, to: value, &output)
@@ -191,7 +194,7 @@ struct HomebridgeModel: Sendable {
       // Only the cache changes; HomeKit already had its answer and sees this at its next read.
       let key = Key(accessory: accessories[index].name, characteristic: spec.name)
       accessories[index].values[spec.name] = value
-      output.lines.append("callback \(key) = \(value) (cached for HomeKit's next read)")
+      output.lines.append("callback \(key) = \(value.description) (cached for HomeKit's next read)")
     }
   }
 
@@ -250,7 +253,7 @@ struct HomebridgeModel: Sendable {
       return output
     }
     guard let conformed = spec.conformed(value) else {
-      output.lines.append("error: \(value) is not a \(spec.format.rawValue) value")
+      output.lines.append("error: \(value.description) is not a \(spec.format.rawValue) value")
       return output
     }
     output.homeKitWrites.append(.set(name: key.accessory, characteristic: spec.name, value: conformed))

@@ -165,13 +165,13 @@ final class HomebridgeServer: Sendable {
     let key = HomebridgeModel.Key(accessory: name, characteristic: characteristic)
     let deliver: @Sendable () -> Void = {
       guard self.state.value.newest != nil else {
-        Console.print("homekit set \(key) = \(value): no client connected (HomeKit shows an error)")
+        Console.print("homekit set \(key) = \(value.description): no client connected (HomeKit shows an error)")
         return
       }
       if let lost = self.send(message) {
-        Console.print("homekit set \(key) = \(value): \(lost) (HomeKit shows success)")
+        Console.print("homekit set \(key) = \(value.description): \(lost) (HomeKit shows success)")
       } else {
-        Console.print("homekit set \(key) = \(value)")
+        Console.print("homekit set \(key) = \(value.description)")
       }
     }
     guard Self.debouncedCharacteristics.contains(characteristic) else { return deliver() }

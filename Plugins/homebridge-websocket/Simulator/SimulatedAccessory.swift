@@ -1,4 +1,5 @@
 import HomebridgeProtocol
+import PatchbayValues
 
 /// An accessory as the simulated Homebridge holds it: service, characteristics (with any
 /// props the `add` set), accessory information, and the cached values, blank until a client
@@ -41,7 +42,7 @@ struct SimulatedAccessory: Sendable, Hashable {
   var summary: JSONValue {
     var shown: [String: JSONValue] = [:]
     for spec in characteristics { shown[spec.name] = values[spec.name] ?? .string("blank") }
-    return .object(["service": .string(service.name), "characteristics": .object(shown)])
+    return .sortedObject(["service": .string(service.name), "characteristics": .sortedObject(shown)])
   }
 
   /// The add payload that recreates it (for the cache file).

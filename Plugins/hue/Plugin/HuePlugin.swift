@@ -17,11 +17,7 @@ final class HuePlugin: PatchbayPlugin {
 
   init(context: PluginContext) throws {
     self.context = context
-    do {
-      config = try HueConfig(json: context.configJSON)
-    } catch let error as ConfigError {
-      throw PluginError.config(error.description)
-    }
+    config = try context.config(HueConfig.self)
     ports = try config.groups.map { try GroupPorts(declaring: $0, in: context) }
     var inputs: [UInt32: (group: Int, member: Int?)] = [:]
     for (group, groupPorts) in ports.enumerated() {

@@ -45,7 +45,7 @@ struct StateValidator {
     case "effect": return ["none", "colorloop"].contains(value.stringValue ?? "")
     case "xy":
       guard let pair = value.arrayValue, pair.count == 2 else { return false }
-      return pair.allSatisfy { ($0.numberValue ?? -1) >= 0 && ($0.numberValue ?? 2) <= 1 }
+      return pair.allSatisfy { ($0.doubleValue ?? -1) >= 0 && ($0.doubleValue ?? 2) <= 1 }
     default:
       guard let integer = value.integerValue, let range else { return false }
       return range.contains(Double(integer))

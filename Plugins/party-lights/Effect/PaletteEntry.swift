@@ -7,7 +7,7 @@ struct PaletteEntry: Decodable {
   var saturation: Double?
   var brightness: Double?
 
-  private enum CodingKeys: String, CodingKey {
+  private enum CodingKeys: String, CodingKey, CaseIterable {
     case hue, saturation, brightness
   }
 
@@ -16,6 +16,7 @@ struct PaletteEntry: Decodable {
       self.hue = hue
       return
     }
+    try decoder.refuseUnknownKeys(CodingKeys.self)
     let table = try decoder.container(keyedBy: CodingKeys.self)
     hue = try table.decode(Double.self, forKey: .hue)
     saturation = try table.decodeIfPresent(Double.self, forKey: .saturation)

@@ -52,7 +52,7 @@ public struct PartyConfig: Sendable, Equatable {
   }
 
   public init(json: String) throws {
-    self = try PluginContext.decodeConfig(Keys.self, json: json).config
+    self = try PluginContext.decodeConfig(Self.self, json: json)
   }
 
   public init(target: Target, plan: EffectPlan, duration: Double? = nil, restoreTransitionMs: UInt32 = 400) {

@@ -48,7 +48,7 @@ final class PartyLightsPlugin: PatchbayPlugin, Sendable {
 
   init(context: PluginContext) throws {
     self.context = context
-    config = try PartyConfig(json: context.configJSON)
+    config = try context.config(PartyConfig.self)
     store = RecordStore(directory: context.stateDirectory)
     run = try context.addInput("run", .bool, kind: .state, description: "true starts the party, false stops it")
     toggle = try context.addInput("toggle", .trigger, kind: .event, description: "starts or stops the party")

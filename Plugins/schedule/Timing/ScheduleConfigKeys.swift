@@ -1,29 +1,22 @@
 import PatchbayPluginKit
 
 extension ScheduleConfig {
-  /// A config key by name, for reading keys the plugin does not know about.
-  struct Key: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-  }
-
   /// Reads the instance's keys, checks each value and the combinations, and builds the config.
   /// Errors are `PluginError.config` naming the key.
   struct Keys: Decodable {
     let config: ScheduleConfig
 
-    static let known = ["latitude", "longitude", "time_zone", "triggers"]
+    enum Keys: String, CodingKey, CaseIterable {
+      case latitude, longitude
+      case timeZone = "time_zone"
+      case triggers
+    }
 
     init(from decoder: Decoder) throws {
-      let keys = try decoder.container(keyedBy: Key.self)
-      for key in keys.allKeys.map(\.stringValue).sorted() where !Self.known.contains(key) {
-        throw PluginError.unknownKey(key, known: Self.known)
-      }
-      let latitude = try keys.decodeIfPresent(Double.self, forKey: Key("latitude"))
-      let longitude = try keys.decodeIfPresent(Double.self, forKey: Key("longitude"))
+      try decoder.refuseUnknownKeys(Keys.self)
+      let keys = try decoder.container(keyedBy: Keys.self)
+      let latitude = try keys.decodeIfPresent(Double.self, forKey: .latitude)
+      let longitude = try keys.decodeIfPresent(Double.self, forKey: .longitude)
       if let latitude, !(-90...90).contains(latitude) {
         throw PluginError.config("latitude must be between -90 and 90 degrees (north positive), not \(latitude)")
       }
@@ -35,7 +28,7 @@ extension ScheduleConfig {
           "latitude and longitude go together: give both (like latitude = 52.52, longitude = 13.40) or neither")
       }
       let zone: ZoneRules
-      if let name = try keys.decodeIfPresent(String.self, forKey: Key("time_zone")) {
+      if let name = try keys.decodeIfPresent(String.self, forKey: .timeZone) {
         guard let named = ZoneRules(identifier: name) else {
           throw PluginError.config(
             "time_zone '\(name)' is not a zone of the tz database; use a name like \"Europe/Berlin\" or \"America/New_York\" (see /usr/share/zoneinfo)"
@@ -46,7 +39,7 @@ extension ScheduleConfig {
         zone = .system
       }
       let place = latitude.flatMap { lat in longitude.map { (lat, $0) } }
-      let raw = try keys.decodeIfPresent([TriggerKeys].self, forKey: Key("triggers")) ?? []
+      let raw = try keys.decodeIfPresent([TriggerKeys].self, forKey: .triggers) ?? []
       guard !raw.isEmpty else {
         throw PluginError.config(
           "missing required key 'triggers': list at least one, like [[instances.NAME.triggers]] "

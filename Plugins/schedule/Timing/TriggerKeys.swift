@@ -4,7 +4,11 @@ extension ScheduleConfig {
   /// One `[[triggers]]` table as written, checked key by key; `spec` builds the trigger once
   /// the instance's place is known.
   struct TriggerKeys: Decodable {
-    static let known = ["name", "cron", "sun", "at", "offset", "catch_up", "max_late"]
+    enum Keys: String, CodingKey, CaseIterable {
+      case name, cron, sun, at, offset
+      case catchUp = "catch_up"
+      case maxLate = "max_late"
+    }
 
     var name: String
     var cron: String?
@@ -15,21 +19,19 @@ extension ScheduleConfig {
     var maxLate: String?
 
     init(from decoder: Decoder) throws {
-      let keys = try decoder.container(keyedBy: Key.self)
-      let prefix = PluginContextPath.of(decoder.codingPath) + "."
-      for key in keys.allKeys.map(\.stringValue).sorted() where !Self.known.contains(key) {
-        throw PluginError.unknownKey(key, known: Self.known, path: prefix)
-      }
-      guard let name = try keys.decodeIfPresent(String.self, forKey: Key("name")) else {
-        throw PluginError.config("missing required key '\(prefix)name' (the trigger's output port, like \"morning\")")
+      try decoder.refuseUnknownKeys(Keys.self)
+      let keys = try decoder.container(keyedBy: Keys.self)
+      guard let name = try keys.decodeIfPresent(String.self, forKey: .name) else {
+        throw PluginError.config(
+          "missing required key '\(decoder.keyPrefix)name' (the trigger's output port, like \"morning\")")
       }
       self.name = name
-      cron = try keys.decodeIfPresent(String.self, forKey: Key("cron"))
-      sun = try keys.decodeIfPresent(String.self, forKey: Key("sun"))
-      at = try keys.decodeIfPresent(String.self, forKey: Key("at"))
-      offset = try keys.decodeIfPresent(String.self, forKey: Key("offset"))
-      catchUp = try keys.decodeIfPresent(String.self, forKey: Key("catch_up"))
-      maxLate = try keys.decodeIfPresent(String.self, forKey: Key("max_late"))
+      cron = try keys.decodeIfPresent(String.self, forKey: .cron)
+      sun = try keys.decodeIfPresent(String.self, forKey: .sun)
+      at = try keys.decodeIfPresent(String.self, forKey: .at)
+      offset = try keys.decodeIfPresent(String.self, forKey: .offset)
+      catchUp = try keys.decodeIfPresent(String.self, forKey: .catchUp)
+      maxLate = try keys.decodeIfPresent(String.self, forKey: .maxLate)
     }
 
     func spec(index: Int, place: (latitude: Double, longitude: Double)?) throws -> TriggerSpec {
@@ -118,12 +120,5 @@ extension ScheduleConfig {
           "\(key) '\(name)' must be lowercase letters, digits, _ and . (it names the output port)")
       }
     }
-  }
-}
-
-/// A decoder's coding path as the config's dotted key path ("triggers.0").
-enum PluginContextPath {
-  static func of(_ keys: [CodingKey]) -> String {
-    keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
   }
 }
