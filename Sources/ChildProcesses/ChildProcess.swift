@@ -14,12 +14,15 @@ import Synchronization
 /// A program this process started and watches, on swift-subprocess: its output read line by
 /// line (each line stamped with the monotonic time it arrived), its standard input writable,
 /// ended with SIGTERM then SIGKILL, its exit status once it has ended and its output reached
-/// the end. Tests, `patchbay-sim demo` and `patchbay-bench` run their programs through it. It is
-/// killed (SIGKILL) when its owner lets go of it, so a failing caller leaves nothing behind.
+/// the end. Tests, `patchbay-sim demo`, `patchbay-bench` and the CLI's TOML parse child run
+/// through it. It is killed (SIGKILL) when its owner lets go of it, so a failing caller leaves
+/// nothing behind.
 ///
-/// The waits block the calling thread; swift-subprocess's own work for every child runs on one
-/// serial queue of its own (`ChildProcessExecutor`), never on the cooperative pool, so callers
-/// that block pool threads (synchronous tests run in parallel) cannot starve it.
+/// The waits block the calling thread. swift-subprocess's work for every child runs on one
+/// serial queue of its own (`ChildProcessExecutor`), and the exit status is read (WNOWAIT) as
+/// soon as the child's pidfd says it ended: only swift-subprocess's clean-up and reap after that
+/// need the cooperative pool, so callers that block pool threads (synchronous tests run in
+/// parallel) cannot starve a wait. The reap follows once a pool thread is free.
 public final class ChildProcess: Sendable {
   /// Where the program's standard error goes.
   public enum ErrorOutput: Sendable {
