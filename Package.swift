@@ -52,6 +52,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
   ],
   targets: [
     // The plugin ABI: one C header, the single source of truth for every plugin.
@@ -87,7 +88,7 @@ let package = Package(
     .executableTarget(
       name: "PatchbayCLI",
       dependencies: [
-        "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl",
+        "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl", "ChildProcesses",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -115,12 +116,24 @@ let package = Package(
         "FlicdSimulator",
         "HomebridgeSimulator",
         "HueSimulator",
+        "SimulatorDemo",
       ],
       path: "Sources/Simulators/SimulatorCLI", swiftSettings: strict),
+    // `patchbay-sim demo` (and `patchbay demo`, which runs it): the bedside story against the
+    // simulators and a real hub, with no hardware.
+    .target(
+      name: "SimulatorDemo",
+      dependencies: [
+        "ChildProcesses", "PatchbayHub",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/Simulators/Demo", swiftSettings: strict),
     // What every simulator shares: the line-protocol server of their control sockets.
     .target(
       name: "SimulatorControl",
-      dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+      ],
       path: "Sources/Simulators/Shared", swiftSettings: strict),
     // The flicd client protocol (packet codec), pure Swift: shared by plugin, simulator and CLI.
     .target(name: "FlicProtocol", path: "Plugins/flic/Protocol", swiftSettings: strict),
@@ -243,7 +256,8 @@ let package = Package(
       providers: [.apt(["libmosquitto-dev"])]),
     // Config, topic filters, payload formats, Zigbee2MQTT and Home Assistant mappings: pure Swift, testable alone.
     .target(
-      name: "MQTTMapping", dependencies: ["PatchbayPluginKit", "PatchbayValues"], path: "Plugins/mqtt/Mapping", swiftSettings: strict),
+      name: "MQTTMapping", dependencies: ["PatchbayPluginKit", "PatchbayValues"], path: "Plugins/mqtt/Mapping",
+      swiftSettings: strict),
     // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
     .target(
       name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTMapping", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
@@ -264,7 +278,7 @@ let package = Package(
     .executableTarget(
       name: "PatchbayBench",
       dependencies: [
-        "PatchbayHub",
+        "PatchbayHub", "ChildProcesses",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
@@ -284,8 +298,16 @@ let package = Package(
       ],
       path: "Sources/PatchbayWeb", exclude: ["Page/static"], swiftSettings: strict),
 
+    // One wrapper for the programs that tests, the demo, the bench and the CLI's TOML parse child
+    // start, on swift-subprocess (pidfd and waitid(P_PID): no SIGCHLD handler, no SwiftNIO):
+    // output line by line, stdin, SIGTERM then SIGKILL, exit status.
+    .target(
+      name: "ChildProcesses", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+      path: "Sources/ChildProcesses", swiftSettings: strict),
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
-    .target(name: "PatchbayTestSupport", path: "Sources/PatchbayTestSupport", swiftSettings: strict),
+    .target(
+      name: "PatchbayTestSupport", dependencies: ["ChildProcesses"], path: "Sources/PatchbayTestSupport",
+      swiftSettings: strict),
 
     // Example and test plugins.
     .target(

@@ -1,4 +1,4 @@
-import CProcessControl
+import ChildProcesses
 import Foundation
 import PatchbayHub
 
@@ -44,61 +44,32 @@ enum ParserIsolation {
     case unavailable(String)
   }
 
-  /// Runs `patchbay parse-toml` on the files. Spawned and reaped here, by its pid (Foundation's
-  /// `Process` watched for the child's end through SIGCHLD, and in the hub, with two reloads and
-  /// plugin hosts starting at once, that news was lost now and then: a reload waited 20 s per
-  /// child for an end that had happened).
+  /// Runs `patchbay parse-toml` on the files, as a `ChildProcess` (swift-subprocess: spawned
+  /// with posix_spawn, its end seen through its pidfd and reaped by its pid, never by a SIGCHLD
+  /// handler or a wait for any child, so the hub's own reaping of plugin hosts is untouched;
+  /// docs/architecture.md). Foundation's `Process` watched for the end through SIGCHLD, and in
+  /// the hub, with two reloads and plugin hosts starting at once, that news was lost now and
+  /// then: a reload waited 20 s per child for an end that had happened.
   private static func parse(_ files: [String], lines: Int?) -> Outcome {
-    let executable = "/proc/self/exe"
-    let arguments = [executable, "parse-toml"] + (lines.map { ["--lines", String($0)] } ?? []) + ["--"] + files
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { return .unavailable(String(cString: strerror(errno))) }
-    // Not inherited by anything else this process starts meanwhile (a plugin host would keep
-    // the write end open and the read below would not see the end).
-    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    // A clean signal state: the hub's threads block signals the child must not inherit blocked.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    pc_spawnattr_clean_signals(&attributes)
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-    close(ends[1])
-    guard spawned == 0 else {
-      close(ends[0])
-      return .unavailable(String(cString: strerror(spawned)))
+    let arguments = ["parse-toml"] + (lines.map { ["--lines", String($0)] } ?? []) + ["--"] + files
+    let child: ChildProcess
+    do {
+      child = try ChildProcess("/proc/self/exe", arguments, standardError: .discarded)
+    } catch {
+      return .unavailable("\(error)")
     }
-    // The child writes only file names, far less than a pipe holds, so it never blocks on us:
-    // wait for its end (its pidfd), then read what it wrote.
-    let finished = pc_wait_for_end(pid, deadlineMilliseconds) == 1
-    if !finished { kill(pid, SIGKILL) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    // It has ended, so all it wrote is in the pipe: read without blocking (should another child
-    // hold the write end, the read would otherwise wait for that one too).
-    _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-    var named = Data()
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { break }
-      named.append(contentsOf: chunk[..<count])
+    // The child prints the name of each file before parsing it: the last one is where it died.
+    guard (try? child.waitForExit(within: Double(deadlineMilliseconds) / 1000)) != nil else {
+      child.signal(SIGKILL)
+      _ = try? child.waitForExit(within: 30)
+      return .died("did not finish within 20 s", lastLine(of: child))
     }
-    close(ends[0])
-    if !finished { return .died("did not finish within 20 s", lastLine(of: named)) }
-    if status & 0x7f != 0 { return .died("aborted (signal \(status & 0x7f))", lastLine(of: named)) }
-    let code = (status >> 8) & 0xff
-    return code == 0 ? .survived : .died("failed (exit \(code))", lastLine(of: named))
+    switch child.termination {
+    case .exited(0): return .survived
+    case .exited(let code): return .died("failed (exit \(code))", lastLine(of: child))
+    case .signaled(let signal): return .died("aborted (signal \(signal))", lastLine(of: child))
+    case nil: return .unavailable("its end could not be watched")
+    }
   }
 
   /// The smallest number of leading lines that still make the parser die: the line at fault.
@@ -114,8 +85,8 @@ enum ParserIsolation {
     return high
   }
 
-  private static func lastLine(of data: Data) -> String? {
-    String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init)
+  private static func lastLine(of child: ChildProcess) -> String? {
+    child.lines.last { !$0.isEmpty }
   }
 }
 

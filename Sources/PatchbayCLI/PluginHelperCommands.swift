@@ -15,7 +15,7 @@ struct FlicHelper: ParsableCommand {
     commandName: "flic", abstract: "Pair Flic buttons with flicd and list them (runs patchbay-flic: scan, list).")
   @Argument(parsing: .captureForPassthrough, help: "scan | list, and their options") var arguments: [String] = []
 
-  func run() throws { try PluginHelper.exec("patchbay-flic", plugin: "flic", arguments) }
+  func run() throws { try PluginHelper.exec("patchbay-flic", package: "patchbay-plugin-flic", arguments) }
 }
 
 struct HueHelper: ParsableCommand {
@@ -23,19 +23,19 @@ struct HueHelper: ParsableCommand {
     commandName: "hue", abstract: "Pair with a Hue bridge (runs patchbay-hue: pair BRIDGE).")
   @Argument(parsing: .captureForPassthrough, help: "pair BRIDGE, and its options") var arguments: [String] = []
 
-  func run() throws { try PluginHelper.exec("patchbay-hue", plugin: "hue", arguments) }
+  func run() throws { try PluginHelper.exec("patchbay-hue", package: "patchbay-plugin-hue", arguments) }
 }
 
 enum PluginHelper {
-  /// Replaces this process with the helper found beside `patchbay` (a `swift build` tree) or
-  /// where the plugin's package installs it.
-  static func exec(_ name: String, plugin: String, _ arguments: [String]) throws {
+  /// Replaces this process with the helper found beside `patchbay` (a `swift build` tree, or
+  /// /usr/bin for `patchbay-sim`) or where the plugin's package installs it.
+  static func exec(_ name: String, package: String, _ arguments: [String]) throws {
     let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let candidates = [(own as NSString).deletingLastPathComponent + "/" + name, "/usr/lib/patchbay/" + name]
     guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
       printError(
         "\(name) is not installed (looked in \(candidates.joined(separator: ", "))): "
-          + "install the package patchbay-plugin-\(plugin)")
+          + "install the package \(package)")
       throw ExitCode(1)
     }
     let argv = ([path] + arguments).map { strdup($0) } + [nil]

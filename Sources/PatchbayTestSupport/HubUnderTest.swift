@@ -161,10 +161,11 @@ public final class HubUnderTest: Sendable {
     return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
   }
 
-  /// Child processes of the hub (the plugin hosts).
+  /// Living child processes of the hub (the plugin hosts). Not a zombie: a config parse child
+  /// that has ended is left for swift-subprocess to reap a moment later.
   public func pluginPIDs() -> [Int32] {
     guard let process else { return [] }
-    return Self.children(of: process.pid)
+    return Self.children(of: process.pid).filter(Self.isAlive)
   }
 
   /// Children of every thread of `pid` (the hub may spawn from a thread of its own).

@@ -1,10 +1,10 @@
 import PatchbayTestSupport
 
-/// Starts a helper program (mosquitto, mosquitto_sub, ...) with an empty signal mask and line-
-/// buffered output. The test process blocks SIGTERM and friends in the thread that spawns, a
-/// spawned child inherits that mask, and mosquitto then never sees the SIGTERM that should stop
-/// it (it unblocks only what was unblocked at its start); stdbuf makes mosquitto_sub's lines
-/// reach the pipe as they are printed.
+/// Starts a helper program (mosquitto, mosquitto_sub, ...) with line-buffered output: stdbuf
+/// makes mosquitto_sub's lines reach the pipe as they are printed. It also empties the signal
+/// mask, which `ChildProcess` (swift-subprocess) already does; Foundation's `Process` let a child
+/// inherit the spawning thread's mask (SIGTERM blocked), and mosquitto then never saw the
+/// SIGTERM that should stop it.
 func helperProcess(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
   let launcher = """
     import os, signal, sys

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The programs a run uses: the hub, plugin host, simulators and bundled plugins built beside
@@ -51,7 +52,7 @@ struct BenchTools {
   }
 
   private static func gcc(_ arguments: [String]) throws {
-    let result = try Subprocess.run("/usr/bin/gcc", ["-O2", "-Wall"] + arguments)
+    let result = try ChildProcess.runToEnd("/usr/bin/gcc", ["-O2", "-Wall"] + arguments)
     guard result.status == 0 else {
       throw BenchError("gcc \(arguments.joined(separator: " ")) failed:\n\(result.output)")
     }
@@ -75,5 +76,13 @@ struct BenchTools {
     log_level = "warning"
 
     """
+  }
+}
+
+extension ChildProcess {
+  /// Runs a program to completion however long it takes (a callgrind run takes minutes);
+  /// standard output and error together.
+  static func runToEnd(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    try run(executable, arguments, within: 6 * 3600)
   }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Figure 9 (issue 14): a value leaving the hub for MQTT. bench-probe -> hub -> mqtt plugin
@@ -30,7 +31,7 @@ struct BridgeBenchmark {
 
     // The raw side first (the hub is not running yet, so it takes nothing from the machine).
     let rawFile = directory + "/raw-latencies"
-    let raw = try Subprocess.run(probe, [port, String(total), rawFile, "0"])
+    let raw = try ChildProcess.runToEnd(probe, [port, String(total), rawFile, "0"])
     guard raw.status == 0 else { throw BenchError("mqtt-probe failed: \(raw.output)") }
     let rawSamples = try LatencySummary.load(rawFile, droppingFirst: warmup)
     let rawFlood = try ThroughputBenchmark(tools: tools, messages: messages).mosquitto(broker)
@@ -68,8 +69,8 @@ struct BridgeBenchmark {
 
     // Latency: the C subscriber records and echoes; the echo comes back through the plugin.
     let hubFile = directory + "/hub-latencies"
-    let subscriber = try Subprocess(probe, ["subscriber", port, String(total), hubFile, "0"])
-    defer { subscriber.terminate() }
+    let subscriber = try ChildProcess(probe, ["subscriber", port, String(total), hubFile, "0"])
+    defer { _ = try? subscriber.terminate(within: 10) }
     _ = try subscriber.waitForLine(containing: "subscribed", within: 60)
     try hub.send("ping.go", "trigger")
     try waitFor("\(total) messages through hub and broker", within: 120 + Double(total) / 500, interval: 20_000) {
@@ -78,11 +79,11 @@ struct BridgeBenchmark {
     let hubSamples = try LatencySummary.load(hubFile, droppingFirst: warmup)
 
     // Throughput: the source floods the mqtt instance's input; the subscriber counts.
-    let counter = try Subprocess(probe, ["flood-sub", port, String(messages), "0"])
-    defer { counter.terminate() }
+    let counter = try ChildProcess(probe, ["flood-sub", port, String(messages), "0"])
+    defer { _ = try? counter.terminate(within: 10) }
     _ = try counter.waitForLine(containing: "subscribed", within: 60)
     try hub.send("flood.go", "trigger")
-    let (line, _) = try counter.waitForLine(containing: "received", within: 120 + Double(messages) / 500)
+    let line = try counter.waitForLine(containing: "received", within: 120 + Double(messages) / 500).text
     let counted = ProbeRecord(text: line)
     try waitFor("the flood source's record", within: 60, interval: 10_000) {
       FileManager.default.fileExists(atPath: directory + "/flood-source")

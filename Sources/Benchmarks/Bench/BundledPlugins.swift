@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The bundled plugins the start-up benchmark runs, each against its simulator. Adding one (hue,
@@ -83,7 +84,7 @@ struct BundledPlugin: Sendable {
 
 /// The bundled plugins' simulators, started once for a benchmark and stopped at the end.
 final class SimulatorSet {
-  private(set) var processes: [String: Subprocess] = [:]
+  private(set) var processes: [String: ChildProcess] = [:]
   private(set) var ports: [String: Int] = [:]
   private(set) var controls: [String: String] = [:]
 
@@ -94,8 +95,8 @@ final class SimulatorSet {
       guard let arguments = plugin.simulator else { continue }
       let control = "\(directory)/\(plugin.name).sock"
       controls[plugin.name] = control
-      processes[plugin.name] = try Subprocess(
-        tools.simulator, arguments(port, control), log: "\(directory)/\(plugin.name)-simulator.log")
+      processes[plugin.name] = try ChildProcess(
+        tools.simulator, arguments(port, control), standardError: .file("\(directory)/\(plugin.name)-simulator.log"))
       try waitFor("the \(plugin.name) simulator's control socket", within: 60, interval: 10_000) {
         FileManager.default.fileExists(atPath: control)
       }
@@ -104,5 +105,5 @@ final class SimulatorSet {
 
   func config(_ plugins: [BundledPlugin]) -> String { plugins.map { $0.config(ports[$0.name] ?? 0) }.joined() }
 
-  func stop() { for process in processes.values { process.terminate() } }
+  func stop() { for process in processes.values { _ = try? process.terminate(within: 10) } }
 }

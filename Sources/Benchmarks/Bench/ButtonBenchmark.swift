@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import PatchbayHub
 import Synchronization
@@ -45,8 +46,9 @@ struct ButtonBenchmark {
       let (flicdMark, homebridgeMark) = (flicd.lineCount, homebridge.lineCount)
       let pressed = monotonicNanos()
       _ = try Self.control(control, "press \(BundledPlugin.buttonAddress) down")
-      let (_, sent) = try flicd.waitForLine(containing: "press [", after: flicdMark, within: 30)
-      let (_, received) = try homebridge.waitForLine(containing: "setValue bench.On", after: homebridgeMark, within: 30)
+      let sent = try flicd.waitForLine(containing: "press [", after: flicdMark, within: 30).arrival
+      let received = try homebridge.waitForLine(containing: "setValue bench.On", after: homebridgeMark, within: 30)
+        .arrival
       result.baseline.append(sent - pressed)
       result.homekit.append(received - pressed)
       if let seen = routed.first(containing: "down", after: pressed) { result.hub.append(seen - pressed) }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Figure 8: instructions per hop, counted by valgrind's callgrind on a fixed ping-pong run.
@@ -33,7 +34,7 @@ struct CallgrindBenchmark {
   /// once every instance runs, dumped once the sink has every message.
   private func hubPerHop(_ directory: String) throws -> (Double, [(String, Double)]) {
     let hubCopy = directory + "/patchbay"
-    try Self.check(Subprocess.run("/usr/bin/objcopy", ["--strip-debug", tools.patchbay, hubCopy]), "objcopy")
+    try Self.check(ChildProcess.runToEnd("/usr/bin/objcopy", ["--strip-debug", tools.patchbay, hubCopy]), "objcopy")
     // A warm-up pair runs first, so that what happens once (caches, lazy metadata, the first
     // allocations) is not counted; the measured pair's run is then the counters' only work.
     let file = directory + "/latencies"
@@ -69,7 +70,7 @@ struct CallgrindBenchmark {
 
   /// The C relay's own function only (`--toggle-collect`): what it executes per frame.
   private func relayPerHop(_ directory: String) throws -> Double {
-    let result = try Subprocess.run(
+    let result = try ChildProcess.runToEnd(
       Self.valgrind,
       [
         "--tool=callgrind", "--toggle-collect=relay", "--callgrind-out-file=\(directory)/relay.%p",
@@ -96,13 +97,14 @@ struct CallgrindBenchmark {
     // uncounted run warms the broker up: while valgrind translates its code for the first time
     // it is slow, and the subscriber's "ready" messages (every 10 ms until the first ping) pile up.
     try Self.check(
-      Subprocess.run(probe, [String(broker.port), String(max(100, messages / 4)), directory + "/mqtt-latencies"]),
+      ChildProcess.runToEnd(
+        probe, [String(broker.port), String(max(100, messages / 4)), directory + "/mqtt-latencies"]),
       "mqtt-probe")
     var totals: [Double] = []
     for (dump, count) in [(1, messages), (2, 2 * messages)] {
       try Self.check(Self.control("-z", broker.pid), "callgrind_control -z")
       try Self.check(
-        Subprocess.run(probe, [String(broker.port), String(count), directory + "/mqtt-latencies"]), "mqtt-probe")
+        ChildProcess.runToEnd(probe, [String(broker.port), String(count), directory + "/mqtt-latencies"]), "mqtt-probe")
       try Self.check(Self.control("-d", broker.pid), "callgrind_control -d")
       totals.append(Double(try Self.dump(output + ".\(dump)").total ?? 0))
     }
@@ -112,7 +114,7 @@ struct CallgrindBenchmark {
   /// `callgrind_control -z` (zero the counters) or `-d` (dump them), bounded in time: it talks
   /// to valgrind's gdbserver, which a process of another user does not answer.
   private static func control(_ option: String, _ pid: Int32) throws -> (status: Int32, output: String) {
-    try Subprocess.run("/usr/bin/timeout", ["60", "/usr/bin/callgrind_control", option, String(pid)])
+    try ChildProcess.runToEnd("/usr/bin/timeout", ["60", "/usr/bin/callgrind_control", option, String(pid)])
   }
 
   /// The dump callgrind_control asked for, once valgrind has written all of it.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// A callgrind output file read for two things: the total instruction count and the functions
@@ -60,7 +61,7 @@ struct CallgrindProfile {
       let demangler = (paths + ["/opt/swift/usr/bin"]).map({ $0 + "/swift-demangle" }).first(where: {
         FileManager.default.isExecutableFile(atPath: $0)
       }),
-      let result = try? Subprocess.run(demangler, ["--simplified", "--compact", symbol]), result.status == 0
+      let result = try? ChildProcess.runToEnd(demangler, ["--simplified", "--compact", symbol]), result.status == 0
     else { return String(symbol.prefix(100)) }
     return String(result.output.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100))
   }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import PatchbayHub
 
@@ -5,7 +6,7 @@ import PatchbayHub
 /// control socket like `patchbay status` and `patchbay send` do.
 final class HubProcess {
   let directory: String
-  let process: Subprocess
+  let process: ChildProcess
   var socket: String { directory + "/control.sock" }
   var pid: Int32 { process.pid }
   /// `[instances.NAME]` sections in the config: the control socket answers before the hub has
@@ -23,8 +24,8 @@ final class HubProcess {
     let file = directory + "/patchbay.toml"
     try (tools.hubSection(directory: directory) + config).write(toFile: file, atomically: false, encoding: .utf8)
     let command = wrapper + [hub ?? tools.patchbay, "run", "--config", file]
-    process = try Subprocess(
-      command[0], Array(command.dropFirst()), log: directory + "/hub.log", environment: environment)
+    process = try ChildProcess(
+      command[0], Array(command.dropFirst()), environment: environment, standardError: .file(directory + "/hub.log"))
   }
 
   /// The hub's log so far (standard error).
@@ -40,13 +41,13 @@ final class HubProcess {
   func waitUntilRunning(within seconds: Double = 60, interval: UInt32 = 2000) throws -> HubStatus {
     var last: HubStatus?
     try waitFor("every instance of the hub in \(directory) to run", within: seconds, interval: interval) {
-      guard process.process.isRunning else { return true }
+      guard process.isRunning else { return true }
       last = status()
       return last.map {
         $0.instances.count >= expectedInstances && $0.instances.allSatisfy { $0.phase == .running }
       } ?? false
     }
-    guard process.process.isRunning, let last else {
+    guard process.isRunning, let last else {
       throw BenchError("the hub in \(directory) ended; see \(directory)/hub.log")
     }
     return last
@@ -61,5 +62,5 @@ final class HubProcess {
 
   func pid(of instance: String) -> Int32? { status()?.instances.first { $0.name == instance }?.pid }
 
-  func stop() { process.terminate() }
+  func stop() { _ = try? process.terminate(within: 10) }
 }

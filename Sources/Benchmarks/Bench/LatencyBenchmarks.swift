@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Figures 1 and 2: one-way latency of one message, ping-pong style (each sent when the
@@ -16,7 +17,7 @@ struct LatencyBenchmarks {
   /// The baseline: two processes on a SOCK_SEQPACKET socketpair, no hub.
   func socketpair() throws -> [UInt64] {
     let file = try tools.directory("socketpair-latency") + "/latencies"
-    let result = try Subprocess.run(tools.socketpairProbe, ["latency", String(total), file])
+    let result = try ChildProcess.runToEnd(tools.socketpairProbe, ["latency", String(total), file])
     guard result.status == 0 else { throw BenchError("socketpair-probe failed: \(result.output)") }
     return try LatencySummary.load(file, droppingFirst: warmup)
   }
@@ -25,7 +26,7 @@ struct LatencyBenchmarks {
   /// same shape as a hop through the hub with nothing but the sockets and a poll loop.
   func relay() throws -> [UInt64] {
     let file = try tools.directory("relay-latency") + "/latencies"
-    let result = try Subprocess.run(tools.relayProbe, ["latency", String(total), file])
+    let result = try ChildProcess.runToEnd(tools.relayProbe, ["latency", String(total), file])
     guard result.status == 0 else { throw BenchError("relay-probe failed: \(result.output)") }
     return try LatencySummary.load(file, droppingFirst: warmup)
   }
@@ -57,7 +58,7 @@ struct LatencyBenchmarks {
       throw BenchError("the MQTT probe is not built (libmosquitto-dev missing)")
     }
     let file = try tools.directory("mqtt-latency") + "/latencies"
-    let result = try Subprocess.run(probe, [String(broker.port), String(total), file])
+    let result = try ChildProcess.runToEnd(probe, [String(broker.port), String(total), file])
     guard result.status == 0 else { throw BenchError("mqtt-probe failed: \(result.output)") }
     let record = ProbeRecord(text: result.output)
     let memory = SubscriberMemory(

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Foundation
 /// A mosquitto broker on loopback, the event backbone many home hubs use, with its own config.
 final class MosquittoBroker {
   let port: Int
-  let process: Subprocess
+  let process: ChildProcess
   var pid: Int32 { process.pid }
 
   static let executable = "/usr/sbin/mosquitto"
@@ -26,13 +27,14 @@ final class MosquittoBroker {
     try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n\(user)"
       .write(toFile: config, atomically: false, encoding: .utf8)
     let command = wrapper + [Self.executable, "-c", config]
-    process = try Subprocess(command[0], Array(command.dropFirst()), log: directory + "/mosquitto.log")
+    process = try ChildProcess(
+      command[0], Array(command.dropFirst()), standardError: .file(directory + "/mosquitto.log"))
     try waitFor("mosquitto to listen on port \(port)", within: wrapper.isEmpty ? 30 : 120, interval: 10_000) {
       Self.accepts(port)
     }
   }
 
-  func stop() { process.terminate() }
+  func stop() { _ = try? process.terminate(within: 10) }
 
   /// A loopback TCP port the kernel just handed out (and took back).
   static func freePort() -> Int {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Figures 3 and 6: sustained throughput through one event route and one state route, and
@@ -48,7 +49,7 @@ struct ThroughputBenchmark {
 
   /// The baseline: frames of the same size one way through a socketpair, as fast as possible.
   func socketpair() throws -> Double {
-    let result = try Subprocess.run(tools.socketpairProbe, ["throughput", String(messages)])
+    let result = try ChildProcess.runToEnd(tools.socketpairProbe, ["throughput", String(messages)])
     let record = ProbeRecord(text: result.output)
     guard result.status == 0, record["received"] == Int64(messages) else {
       throw BenchError("socketpair-probe throughput failed: \(result.output)")
@@ -58,7 +59,7 @@ struct ThroughputBenchmark {
 
   /// The raw relay: the same frames through producer -> relay -> consumer, and the relay's CPU.
   func relay() throws -> RelayFlood {
-    let result = try Subprocess.run(tools.relayProbe, ["throughput", String(messages)])
+    let result = try ChildProcess.runToEnd(tools.relayProbe, ["throughput", String(messages)])
     let record = ProbeRecord(text: result.output)
     guard result.status == 0, record["received"] == Int64(messages) else {
       throw BenchError("relay-probe throughput failed: \(result.output)")
@@ -74,7 +75,7 @@ struct ThroughputBenchmark {
   func mosquitto(_ broker: MosquittoBroker) throws -> RelayFlood {
     guard let probe = tools.mqttProbe else { throw BenchError("the MQTT probe is not built") }
     let before = ProcessStats.cpuTicksSeconds(broker.pid) ?? 0
-    let result = try Subprocess.run(probe, ["flood", String(broker.port), String(messages), "0"])
+    let result = try ChildProcess.runToEnd(probe, ["flood", String(broker.port), String(messages), "0"])
     let after = ProcessStats.cpuTicksSeconds(broker.pid) ?? 0
     let record = ProbeRecord(text: result.output)
     guard result.status == 0, record["received"] > 0 else {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FlicdSimulator
 import HomebridgeSimulator
 import HueSimulator
+import SimulatorDemo
 
 // Each simulator adds its subcommand here.
 let simulatorSubcommands: [any ParsableCommand.Type] = [
@@ -10,4 +11,6 @@ let simulatorSubcommands: [any ParsableCommand.Type] = [
   HomebridgeCommand.self,
   HueCommand.self,
   // END simulator subcommands
+  // The bedside story against the simulators above and a real hub.
+  DemoCommand.self,
 ]

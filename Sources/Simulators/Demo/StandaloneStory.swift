@@ -1,6 +1,7 @@
+import ChildProcesses
 import Foundation
 
-/// `patchbay demo --standalone`: the bedside story without HomeKit. The Flic button toggles
+/// `patchbay-sim demo --standalone`: the bedside story without HomeKit. The Flic button toggles
 /// between the scenes good_morning and good_night, which drive the Hue bridge's groups
 /// directly, and the schedule plugin lights the hall (a one-shot time a few seconds ahead
 /// stands in for "sunset - 30 min"). The same shape as etc/examples/bedside-standalone.toml.
@@ -73,30 +74,27 @@ enum StandaloneStory {
     let dusk = formatter.string(from: Date().addingTimeInterval(20))
     DemoOutput.say("patchbay demo --standalone: the bedside story without HomeKit, with simulated hardware")
     DemoOutput.say("  config: \(configPath)   hub log: \(work)/hub.log")
-    let flicd = try DemoProcess(
-      name: "flicd", executable: tools.simulator,
-      arguments: [
+    let flicd = try ChildProcess.demo(
+      "flicd", tools.simulator,
+      [
         "flicd", "--port", "0", "--button", "\(BedsideStory.buttonAddress)=bedside",
         "--control", work + "/flicd.sock", "--no-stdin",
       ], show: { $0.hasPrefix("press ") })
-    let hue = try DemoProcess(
-      name: "hue", executable: tools.simulator, arguments: simulatorArguments(directory: work),
-      show: { _ in false })
+    let hue = try ChildProcess.demo("hue", tools.simulator, simulatorArguments(directory: work), show: { _ in false })
     defer {
-      flicd.terminate()
-      hue.terminate()
+      _ = try? flicd.terminate()
+      _ = try? hue.terminate()
     }
     // The simulators bind ports the system chooses and say which; the config names them.
     try Self.config(directory: work, flicdPort: try flicd.listeningPort(), huePort: try hue.listeningPort(), dusk: dusk)
       .write(toFile: configPath, atomically: false, encoding: .utf8)
-    try flicd.waitForLine(containing: "control socket ")
-    try hue.waitForLine(containing: "control socket ")
+    try flicd.waitForLine(containing: "control socket ", within: 60)
+    try hue.waitForLine(containing: "control socket ", within: 60)
     for light in ["1", "2", "3"] { _ = try sendControl(work + "/hue.sock", "set \(light) on=false") }
-    let hub = try DemoProcess(
-      name: "hub", executable: tools.patchbay, arguments: ["run", "--config", configPath], show: { _ in false },
-      logFile: work + "/hub.log")
-    defer { hub.terminate() }
-    try hub.waitForLine(containing: "control socket at ")
+    let hub = try ChildProcess.demo(
+      "hub", tools.patchbay, ["run", "--config", configPath], show: { _ in false }, logFile: work + "/hub.log")
+    defer { _ = try? hub.terminate() }
+    try hub.waitForLine(containing: "control socket at ", within: 60)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     DemoOutput.say(
       "The hub runs the flic, hue and schedule plugins; scenes good_morning and good_night are in its config.")

@@ -1,13 +1,14 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import PatchbayHub
 
-/// `patchbay demo`: the bedside story end to end, with no hardware. It starts the flicd,
+/// `patchbay-sim demo` (`patchbay demo` runs it): the bedside story end to end, with no hardware. It starts the flicd,
 /// Homebridge and Hue bridge simulators (which speak the real protocols) and the hub with the
 /// flic, homebridge-websocket, hue and party-lights plugins, presses the button, and shows each
 /// step as it happens, ending with a short party and the restore of the lights.
-struct DemoCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
+public struct DemoCommand: ParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "demo",
     abstract:
       "Show the bedside story against the simulators: press -> route -> HomeKit switch -> scene, then party lights.")
@@ -21,7 +22,9 @@ struct DemoCommand: ParsableCommand {
   @Option(help: "Keep the demo's files (config, state, hub log) in this directory.")
   var directory: String?
 
-  func run() throws {
+  public init() {}
+
+  public func run() throws {
     let work =
       directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-demo-\(getpid())").path
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -38,26 +41,25 @@ struct DemoCommand: ParsableCommand {
     say("Starting the flicd simulator (one paired Flic button) and the Homebridge simulator")
     say("(homebridge-websocket, with two HomeKit automations: ws_morning on -> 'Good Morning',")
     say("ws_evening on -> 'Good Night'; each scene turns both switches off again).")
-    let flicd = try DemoProcess(
-      name: "flicd", executable: tools.simulator,
-      arguments: [
+    let flicd = try ChildProcess.demo(
+      "flicd", tools.simulator,
+      [
         "flicd", "--port", "0", "--button", "\(BedsideStory.buttonAddress)=bedside",
         "--control", work + "/flicd.sock", "--no-stdin",
       ], show: { $0.hasPrefix("press ") })
     var homebridgeArguments = ["homebridge", "--port", "0", "--control", work + "/homebridge.sock"]
     for automation in BedsideStory.automations { homebridgeArguments += ["--automation", automation] }
-    let homebridge = try DemoProcess(
-      name: "homekit", executable: tools.simulator, arguments: homebridgeArguments,
+    let homebridge = try ChildProcess.demo(
+      "homekit", tools.simulator, homebridgeArguments,
       show: { $0.hasPrefix("setValue") || $0.hasPrefix("scene") || $0.hasPrefix("homekit set") || $0.hasPrefix("add ") }
     )
     say("Starting the Hue bridge simulator: the bedroom group, lights 1 and 2 on, light 3 off.")
-    let hue = try DemoProcess(
-      name: "hue", executable: tools.simulator,
-      arguments: PartyStory.simulatorArguments(directory: work), show: { _ in false })
+    let hue = try ChildProcess.demo(
+      "hue", tools.simulator, PartyStory.simulatorArguments(directory: work), show: { _ in false })
     defer {
-      flicd.terminate()
-      homebridge.terminate()
-      hue.terminate()
+      _ = try? flicd.terminate()
+      _ = try? homebridge.terminate()
+      _ = try? hue.terminate()
     }
     // The simulators bind ports the system chooses and say which; the config names them.
     try BedsideStory.config(
@@ -65,13 +67,13 @@ struct DemoCommand: ParsableCommand {
       huePort: try hue.listeningPort()
     ).write(toFile: config, atomically: false, encoding: .utf8)
     // Each simulator says "control socket PATH" once it can be driven.
-    try flicd.waitForLine(containing: "control socket ")
-    try hue.waitForLine(containing: "control socket ")
+    try flicd.waitForLine(containing: "control socket ", within: 60)
+    try hue.waitForLine(containing: "control socket ", within: 60)
     for (light, state) in PartyStory.lightsBefore { _ = try sendControl(work + "/hue.sock", "set \(light) \(state)") }
     let lightsBefore = try PartyStory.lightStates(control: work + "/hue.sock")
 
     var hub = try startHub(tools: tools, config: config, work: work)
-    defer { hub.terminate() }
+    defer { _ = try? hub.terminate() }
     try homebridge.waitForLine(containing: "add party", within: 60)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     say("")
@@ -86,7 +88,7 @@ struct DemoCommand: ParsableCommand {
     say("")
     say("3. Restarting the hub: the toggle position is saved under its state directory.")
     let beforeRestart = homebridge.lineCount
-    hub.terminate()
+    _ = try? hub.terminate()
     hub = try startHub(tools: tools, config: config, work: work)
     _ = try sendControl(work + "/flicd.sock", "wait-channel \(BedsideStory.buttonAddress) 60")
     try homebridge.waitForLine(containing: "add party", after: beforeRestart, within: 60)
@@ -136,17 +138,16 @@ struct DemoCommand: ParsableCommand {
     say("the party went party-lights -> hub route -> hue plugin -> Hue bridge, and back to how it was.")
   }
 
-  private func startHub(tools: DemoTools, config: String, work: String) throws -> DemoProcess {
-    let hub = try DemoProcess(
-      name: "hub", executable: tools.patchbay, arguments: ["run", "--config", config], show: { _ in false },
-      logFile: work + "/hub.log")
+  private func startHub(tools: DemoTools, config: String, work: String) throws -> ChildProcess {
+    let hub = try ChildProcess.demo(
+      "hub", tools.patchbay, ["run", "--config", config], show: { _ in false }, logFile: work + "/hub.log")
     do {
-      try hub.waitForLine(containing: "control socket at ")
+      try hub.waitForLine(containing: "control socket at ", within: 60)
     } catch {
       throw DemoError("the hub did not start; see \(work)/hub.log")
     }
     say(
-      "The hub is running (pid \(hub.process.processIdentifier)): instances bedside (flic), homekit (homebridge-websocket), "
+      "The hub is running (pid \(hub.pid)): instances bedside (flic), homekit (homebridge-websocket), "
         + "lights (hue) and party (party-lights).")
     let watcher = Thread {
       try? ControlClient.watch(pattern: "*", socket: work + "/control.sock") { line in
@@ -159,7 +160,7 @@ struct DemoCommand: ParsableCommand {
   }
 
   private func step(
-    _ title: String, _ flicd: DemoProcess, _ gesture: String, _ homebridge: DemoProcess, expect: String,
+    _ title: String, _ flicd: ChildProcess, _ gesture: String, _ homebridge: ChildProcess, expect: String,
     settled: String? = nil
   ) throws {
     say("")
@@ -173,10 +174,6 @@ struct DemoCommand: ParsableCommand {
   }
 
   private func say(_ line: String) { DemoOutput.say(line) }
-}
-
-extension DemoProcess {
-  var controlPath: String { process.arguments?.drop { $0 != "--control" }.dropFirst().first ?? "" }
 }
 
 /// One control line to a simulator's Unix socket; returns its one-line answer.
