@@ -1,5 +1,6 @@
 import CPatchbayPlugin
 import PatchbayCValues
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -7,21 +8,24 @@ import PatchbayCValues
 
 /// What the hub gives an instance: its name and config, port declaration, publishing,
 /// logging, timers and a state directory. Safe to use from any thread (see each method).
-public final class PluginContext: @unchecked Sendable {  // C boundary: the host API pointers, thread-safe by the ABI.
+public final class PluginContext: Sendable {
   public let instanceName: String
   /// The instance's config section as a JSON object (the hub's own keys removed).
   public let configJSON: String
   /// A private directory that survives restarts; write files atomically.
   public let stateDirectory: String
 
-  let api: UnsafePointer<pb_host_api>
-  let host: OpaquePointer
-  private(set) var inputs: [UInt32: InputPort] = [:]
+  /// The host's table and context. ABIPointer: both stay valid until destroy(), and the
+  /// header lets any plugin thread call the [any thread] functions through them.
+  private let services: ABIPointer<(api: UnsafePointer<pb_host_api>, host: OpaquePointer)>
+  var api: UnsafePointer<pb_host_api> { services.pointer.api }
+  var host: OpaquePointer { services.pointer.host }
+  /// Declared in `init(context:)`, read by `receive` (both on the plugin context).
+  private let inputs = Mutex<[UInt32: InputPort]>([:])
 
   init(args: UnsafePointer<pb_create_args>) {
     let raw = args.pointee
-    api = raw.api
-    host = raw.host
+    services = ABIPointer((raw.api, raw.host))
     instanceName = String(cString: raw.instance_name)
     configJSON = raw.config_json.map { String(cString: $0) } ?? "{}"
     stateDirectory = raw.state_directory.map { String(cString: $0) } ?? "."
@@ -35,7 +39,7 @@ public final class PluginContext: @unchecked Sendable {  // C boundary: the host
   {
     let index = try addPort(name, type, kind: kind, direction: UInt32(PB_PORT_INPUT), description: description)
     let port = InputPort(index: index, name: name, type: type)
-    inputs[index] = port
+    inputs.withLock { $0[index] = port }
     return port
   }
 
@@ -64,6 +68,9 @@ public final class PluginContext: @unchecked Sendable {  // C boundary: the host
     }
     return index
   }
+
+  /// The input port with this index, if this instance declared one.
+  func input(at index: UInt32) -> InputPort? { inputs.withLock { $0[index] } }
 
   // MARK: Any thread
 

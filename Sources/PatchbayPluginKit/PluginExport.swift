@@ -55,7 +55,7 @@ public enum PluginExport {
         },
         receive: { instance, portIndex, raw, error in
           guard let box = Instance.from(instance), let raw else { return PB_ERR_INVALID_ARGUMENT }
-          guard let port = box.context.inputs[portIndex] else { return PB_ERR_UNKNOWN_PORT }
+          guard let port = box.context.input(at: portIndex) else { return PB_ERR_UNKNOWN_PORT }
           guard let value = try? Value(checking: raw), value.type == port.type else { return PB_ERR_TYPE_MISMATCH }
           do {
             try box.plugin.receive(value, on: port)

@@ -48,10 +48,12 @@ final class HostRuntime: Sendable {
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
   private let shared = Mutex(Shared())
   /// Set by load(); read by the plugin context only (the lock is never contended).
-  private let loaded = Mutex<LoadedPlugin?>(nil)
+  /// ABIPointer: the ABI calls the plugin's instance on the [plugin context] only.
+  private let loaded = Mutex<ABIPointer<LoadedPlugin>?>(nil)
   /// Strings handed to the plugin: the create args and what the config accessors return.
   private let strings = RetainedStrings()
-  private let api = HostAPITable(HostRuntime.makeAPI())
+  /// ABIPointer: never written after it is built; the plugin reads it from any thread.
+  private let api = ABIPointer(HostRuntime.allocateAPI())
   /// Inputs taken and finished, in memory shared with the hub (see `InputLedger`).
   let ledger: InputLedger
   private let housekeeping = DispatchQueue(label: "patchbay.host-housekeeping")
@@ -179,13 +181,14 @@ final class HostRuntime: Sendable {
     guard status == PB_OK else {
       fail(.create, status: status, Self.message(error, status: status))
     }
-    loaded.withLock { $0 = LoadedPlugin(library: library, instance: created, arguments: args) }
+    let plugin = ABIPointer(LoadedPlugin(library: library, instance: created, arguments: args))
+    loaded.withLock { $0 = plugin }
     setPhase(.created)
     sendOrLeave(.created(library.info, ports: shared.withLock { $0.ports }))
   }
 
   /// The loaded plugin, on the plugin context.
-  private var plugin: LoadedPlugin? { loaded.withLock { $0 } }
+  private var plugin: LoadedPlugin? { loaded.withLock { $0 }?.pointer }
 
   private func start() {
     guard let plugin, currentPhase == .created else { return }
@@ -392,12 +395,13 @@ final class HostRuntime: Sendable {
       shared.liveTimers.insert(id)
       return id
     }
-    let timer = TimerCallback(function: callback, userData: userData)
+    // ABIPointer: the ABI runs the callback once, on the [plugin context], with the plugin's data.
+    let timer = ABIPointer(TimerCallback(function: callback, userData: userData))
     pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
       let due = self.shared.withLock { $0.liveTimers.remove(id) != nil && $0.phase == .started }
       guard due else { return }
       let call = self.conformance?.callbackBegins("timer")
-      timer.function(timer.userData, id)
+      timer.pointer.function(timer.pointer.userData, id)
       if let call { self.conformance?.callbackEnded(call) }
     }
     return id
