@@ -74,10 +74,57 @@ public final class PluginContext: Sendable {
 
   // MARK: Any thread
 
-  /// Publishes a value on an output port. Any thread, after `start()` has begun.
+  /// Publishes a value on an output port. Any thread, after `start()` has begun. On an event
+  /// port whose consumer is full (back-pressure) it waits until the hub takes the value, so no
+  /// event is lost; use `tryPublish` to be told `.busy` instead. False when the hub refused
+  /// the value (wrong port, type, or outside start..stop) or is gone.
   @discardableResult
   public func publish(_ value: Value, on port: OutputPort) -> Bool {
-    value.withCValue { api.pointee.publish(host, port.index, $0) } == PB_OK
+    while true {
+      switch tryPublish(value, on: port) {
+      case .published: return true
+      case .refused: return false
+      case .busy: guard waitForRoom() else { return false }
+      }
+    }
+  }
+
+  /// What `tryPublish` did with a value.
+  public enum PublishResult: Equatable, Sendable {
+    case published
+    /// An event port's consumer is full and the host's buffer too (PB_ERR_BUSY): the value was
+    /// not taken. Publish it again later (`waitForRoom` waits for the moment), before the
+    /// port's later events.
+    case busy
+    /// Refused with this status (PB_ERR_*): wrong port or type, outside start..stop, no hub.
+    case refused(status: Int32)
+  }
+
+  /// Publishes a value without waiting: on an event port under back-pressure, once the host
+  /// has buffered `PB_PUBLISH_BUFFER_EVENTS` values, answers `.busy` (ABI 1.1). State values
+  /// are never busy (the newest replaces a waiting one). Any thread, after `start()` has begun.
+  public func tryPublish(_ value: Value, on port: OutputPort) -> PublishResult {
+    switch value.withCValue({ api.pointee.publish(host, port.index, $0) }) {
+    case PB_OK: .published
+    case PB_ERR_BUSY: .busy
+    case let status: .refused(status: status)
+    }
+  }
+
+  /// Waits until an event publish would be taken again, at most `timeout` (nil: as long as it
+  /// takes). False when the time ran out. Any thread. Another thread may take the room first.
+  @discardableResult
+  public func waitForRoom(timeout: Duration? = nil) -> Bool {
+    // A host older than ABI 1.1 has no such entry, and never answers PB_ERR_BUSY either.
+    guard Int(api.pointee.size) >= MemoryLayout<pb_host_api>.offset(of: \.wait_for_room)! + 8,
+      let wait = api.pointee.wait_for_room
+    else { return true }
+    var nanoseconds = UInt64.max
+    if let timeout {
+      let (seconds, attoseconds) = timeout.components
+      nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+    return wait(host, nanoseconds) == PB_OK
   }
 
   /// Logs one line, prefixed by the hub with the instance name. Any thread.

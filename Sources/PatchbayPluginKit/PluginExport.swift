@@ -71,7 +71,9 @@ public enum PluginExport {
         destroy: { instance in
           guard let instance else { return }
           Unmanaged<Instance>.fromOpaque(instance).release()
-        }))
+        },
+        // ABI 1.1: `PluginContext.publish` waits on PB_ERR_BUSY itself; `tryPublish` reports it.
+        flags: UInt32(PB_PLUGIN_PUBLISH_BUSY), reserved_1_1: 0))
     cached = descriptor
     return UnsafeRawPointer(descriptor)
   }

@@ -94,6 +94,10 @@ extension HostRuntime {
         guard members.indices.contains(Int(index)) else { return PB_ERR_NOT_FOUND }
         out.pointee = runtime.retained(members[Int(index)].0)
         return PB_OK
+      },
+      wait_for_room: { host, timeout in
+        guard let runtime = HostRuntime.runtime(host) else { return PB_ERR_INVALID_ARGUMENT }
+        return runtime.outbox.waitForRoom(timeout: timeout) ? PB_OK : PB_ERR_BUSY
       })
   }
 }
