@@ -12,8 +12,9 @@ import Synchronization
 /// otherwise it waits here, behind the others, and a writer sends it when the hub reads again
 /// (back-pressure: the hub stops reading a producer whose consumer is full).
 ///
-/// Event values wait here up to `eventBound`; beyond that, `publishEvent` answers `.busy`
-/// (an ABI 1.1 plugin that declared `PB_PLUGIN_PUBLISH_BUSY`) or waits for room (any other).
+/// Event values of a plugin that declared `PB_PLUGIN_PUBLISH_BUSY` (ABI 1.1) wait here up to
+/// `eventBound`; beyond that, `publishEvent` answers `.busy`. Any other plugin's events block
+/// in the socket as in ABI 1.0 (or, behind frames already waiting here, wait for room).
 /// A state value replaces its port's value still waiting here; other frames (logs, replies)
 /// are few and always queued.
 final class HostOutbox: Sendable {

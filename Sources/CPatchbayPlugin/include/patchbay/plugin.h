@@ -71,14 +71,15 @@
  *
  * EVENT PUBLISHING UNDER BACK-PRESSURE (ABI 1.1)
  *   When a consumer of a plugin's events is full, the hub stops reading that plugin's
- *   socket. The host then keeps the plugin's frames in order in a buffer of its own and
- *   sends them as the hub reads again; publish() still answers PB_OK. Once that buffer holds
- *   PB_PUBLISH_BUFFER_EVENTS event values:
- *   - a plugin that declares PB_PLUGIN_PUBLISH_BUSY gets PB_ERR_BUSY from publish() on an
- *     event port: the value was NOT taken; publish it again later (wait_for_room() waits for
- *     the moment, without polling). Publish the same port's later events only after it, or
- *     their order changes;
- *   - any other plugin (every ABI 1.0 plugin) waits inside publish() until there is room.
+ *   socket.
+ *   - For a plugin that declares PB_PLUGIN_PUBLISH_BUSY, the host then keeps the frames in
+ *     order in a buffer of its own and sends them as the hub reads again; publish() still
+ *     answers PB_OK. Once that buffer holds PB_PUBLISH_BUFFER_EVENTS event values, publish()
+ *     on an event port returns PB_ERR_BUSY: the value was NOT taken; publish it again later
+ *     (wait_for_room() waits for the moment, without polling). Publish the same port's
+ *     later events only after it, or their order changes.
+ *   - Any other plugin (every ABI 1.0 plugin) waits inside publish() on an event port until
+ *     the hub takes the value, as in ABI 1.0.
  *   State values never wait and never get PB_ERR_BUSY: a state value still waiting in the
  *   buffer is replaced by the port's newer one. Frames leave the host in the order the
  *   plugin's calls were made; no event is dropped between healthy instances.
