@@ -3,7 +3,9 @@ import PatchbayPluginKit
 
 /// fault: a plugin that misbehaves on command, for proving the hub's isolation and supervisor.
 ///
-/// Inputs: `command` (event, text): segfault | abort | exit CODE | hang | leak MB | flood N | slow MS |
+/// Inputs: `command` (event, text): segfault | abort | exit CODE | hang | leak MB | flood N |
+/// flood-try N (publishes without waiting: on `.busy` waits for room and publishes the value
+/// again, then logs how often it was busy) | slow MS |
 /// garbage (writes a broken frame onto the host's socket to the hub);
 /// `events` (event, integer): echoed on output `echo` (and recorded when `record` is set),
 /// after sleeping `slow` ms if a slow-consumer mode is on.
@@ -34,7 +36,9 @@ final class Fault: PatchbayPlugin {
     echo = try context.addOutput("echo", .integer, kind: .event)
     flood = try context.addOutput("flood", .integer, kind: .event)
     if let path = config.record {
-      if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+      if !FileManager.default.fileExists(atPath: path) {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+      }
       record = FileHandle(forWritingAtPath: path)
       record?.seekToEndOfFile()
     } else {
@@ -80,6 +84,15 @@ final class Fault: PatchbayPlugin {
       for _ in 0..<max(argument, 1) { leaked.append([UInt8](repeating: 1, count: 1024 * 1024)) }
     case "flood":
       for number in 0..<argument { context.publish(.integer(Int64(number)), on: flood) }
+    case "flood-try":
+      var busy = 0
+      for number in 0..<argument {
+        while context.tryPublish(.integer(Int64(number)), on: flood) == .busy {
+          busy += 1
+          context.waitForRoom()
+        }
+      }
+      context.log(.warning, "flood-try: \(argument) published, \(busy) times busy")
     case "garbage":
       // Writes straight onto the plugin host's socket to the hub (fd 3), bypassing the host:
       // a frame with an unknown version. The hub must treat the process as broken.

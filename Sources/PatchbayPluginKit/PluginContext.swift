@@ -1,5 +1,6 @@
 import CPatchbayPlugin
 import PatchbayCValues
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -7,21 +8,24 @@ import PatchbayCValues
 
 /// What the hub gives an instance: its name and config, port declaration, publishing,
 /// logging, timers and a state directory. Safe to use from any thread (see each method).
-public final class PluginContext: @unchecked Sendable {  // C boundary: the host API pointers, thread-safe by the ABI.
+public final class PluginContext: Sendable {
   public let instanceName: String
   /// The instance's config section as a JSON object (the hub's own keys removed).
   public let configJSON: String
   /// A private directory that survives restarts; write files atomically.
   public let stateDirectory: String
 
-  let api: UnsafePointer<pb_host_api>
-  let host: OpaquePointer
-  private(set) var inputs: [UInt32: InputPort] = [:]
+  /// The host's table and context. ABIPointer: both stay valid until destroy(), and the
+  /// header lets any plugin thread call the [any thread] functions through them.
+  private let services: ABIPointer<(api: UnsafePointer<pb_host_api>, host: OpaquePointer)>
+  var api: UnsafePointer<pb_host_api> { services.pointer.api }
+  var host: OpaquePointer { services.pointer.host }
+  /// Declared in `init(context:)`, read by `receive` (both on the plugin context).
+  private let inputs = Mutex<[UInt32: InputPort]>([:])
 
   init(args: UnsafePointer<pb_create_args>) {
     let raw = args.pointee
-    api = raw.api
-    host = raw.host
+    services = ABIPointer((raw.api, raw.host))
     instanceName = String(cString: raw.instance_name)
     configJSON = raw.config_json.map { String(cString: $0) } ?? "{}"
     stateDirectory = raw.state_directory.map { String(cString: $0) } ?? "."
@@ -35,7 +39,7 @@ public final class PluginContext: @unchecked Sendable {  // C boundary: the host
   {
     let index = try addPort(name, type, kind: kind, direction: UInt32(PB_PORT_INPUT), description: description)
     let port = InputPort(index: index, name: name, type: type)
-    inputs[index] = port
+    inputs.withLock { $0[index] = port }
     return port
   }
 
@@ -65,12 +69,62 @@ public final class PluginContext: @unchecked Sendable {  // C boundary: the host
     return index
   }
 
+  /// The input port with this index, if this instance declared one.
+  func input(at index: UInt32) -> InputPort? { inputs.withLock { $0[index] } }
+
   // MARK: Any thread
 
-  /// Publishes a value on an output port. Any thread, after `start()` has begun.
+  /// Publishes a value on an output port. Any thread, after `start()` has begun. On an event
+  /// port whose consumer is full (back-pressure) it waits until the hub takes the value, so no
+  /// event is lost; use `tryPublish` to be told `.busy` instead. False when the hub refused
+  /// the value (wrong port, type, or outside start..stop) or is gone.
   @discardableResult
   public func publish(_ value: Value, on port: OutputPort) -> Bool {
-    value.withCValue { api.pointee.publish(host, port.index, $0) } == PB_OK
+    while true {
+      switch tryPublish(value, on: port) {
+      case .published: return true
+      case .refused: return false
+      case .busy: guard waitForRoom() else { return false }
+      }
+    }
+  }
+
+  /// What `tryPublish` did with a value.
+  public enum PublishResult: Equatable, Sendable {
+    case published
+    /// An event port's consumer is full and the host's buffer too (PB_ERR_BUSY): the value was
+    /// not taken. Publish it again later (`waitForRoom` waits for the moment), before the
+    /// port's later events.
+    case busy
+    /// Refused with this status (PB_ERR_*): wrong port or type, outside start..stop, no hub.
+    case refused(status: Int32)
+  }
+
+  /// Publishes a value without waiting: on an event port under back-pressure, once the host
+  /// has buffered `PB_PUBLISH_BUFFER_EVENTS` values, answers `.busy` (ABI 1.1). State values
+  /// are never busy (the newest replaces a waiting one). Any thread, after `start()` has begun.
+  public func tryPublish(_ value: Value, on port: OutputPort) -> PublishResult {
+    switch value.withCValue({ api.pointee.publish(host, port.index, $0) }) {
+    case PB_OK: .published
+    case PB_ERR_BUSY: .busy
+    case let status: .refused(status: status)
+    }
+  }
+
+  /// Waits until an event publish would be taken again, at most `timeout` (nil: as long as it
+  /// takes). False when the time ran out. Any thread. Another thread may take the room first.
+  @discardableResult
+  public func waitForRoom(timeout: Duration? = nil) -> Bool {
+    // A host older than ABI 1.1 has no such entry, and never answers PB_ERR_BUSY either.
+    guard Int(api.pointee.size) >= MemoryLayout<pb_host_api>.offset(of: \.wait_for_room)! + 8,
+      let wait = api.pointee.wait_for_room
+    else { return true }
+    var nanoseconds = UInt64.max
+    if let timeout {
+      let (seconds, attoseconds) = timeout.components
+      nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+    return wait(host, nanoseconds) == PB_OK
   }
 
   /// Logs one line, prefixed by the hub with the instance name. Any thread.

@@ -55,7 +55,7 @@ public enum PluginExport {
         },
         receive: { instance, portIndex, raw, error in
           guard let box = Instance.from(instance), let raw else { return PB_ERR_INVALID_ARGUMENT }
-          guard let port = box.context.inputs[portIndex] else { return PB_ERR_UNKNOWN_PORT }
+          guard let port = box.context.input(at: portIndex) else { return PB_ERR_UNKNOWN_PORT }
           guard let value = try? Value(checking: raw), value.type == port.type else { return PB_ERR_TYPE_MISMATCH }
           do {
             try box.plugin.receive(value, on: port)
@@ -71,7 +71,9 @@ public enum PluginExport {
         destroy: { instance in
           guard let instance else { return }
           Unmanaged<Instance>.fromOpaque(instance).release()
-        }))
+        },
+        // ABI 1.1: `PluginContext.publish` waits on PB_ERR_BUSY itself; `tryPublish` reports it.
+        flags: UInt32(PB_PLUGIN_PUBLISH_BUSY), reserved_1_1: 0))
     cached = descriptor
     return UnsafeRawPointer(descriptor)
   }

@@ -5,19 +5,15 @@ import PatchbayValues
   import Glibc
 #endif
 
-/// The host services table every plugin gets in its create args: allocated once, never
-/// changed or freed (the plugin keeps the pointer until destroy, the process ends after).
-struct HostAPITable: @unchecked Sendable {  // C boundary: memory the plugin reads through a pointer.
-  let pointer: UnsafePointer<pb_host_api>
-
-  init(_ table: pb_host_api) {
-    let memory = UnsafeMutablePointer<pb_host_api>.allocate(capacity: 1)
-    memory.initialize(to: table)
-    pointer = UnsafePointer(memory)
-  }
-}
-
 extension HostRuntime {
+  /// The host services table every plugin gets in its create args: allocated once, never
+  /// changed or freed (the plugin keeps the pointer until destroy, the process ends after).
+  static func allocateAPI() -> UnsafePointer<pb_host_api> {
+    let memory = UnsafeMutablePointer<pb_host_api>.allocate(capacity: 1)
+    memory.initialize(to: makeAPI())
+    return UnsafePointer(memory)
+  }
+
   /// The `pb_host_api` table: capture-free C callbacks that find the runtime through `host`.
   static func makeAPI() -> pb_host_api {
     pb_host_api(
@@ -98,6 +94,10 @@ extension HostRuntime {
         guard members.indices.contains(Int(index)) else { return PB_ERR_NOT_FOUND }
         out.pointee = runtime.retained(members[Int(index)].0)
         return PB_OK
+      },
+      wait_for_room: { host, timeout in
+        guard let runtime = HostRuntime.runtime(host) else { return PB_ERR_INVALID_ARGUMENT }
+        return runtime.outbox.waitForRoom(timeout: timeout) ? PB_OK : PB_ERR_BUSY
       })
   }
 }

@@ -34,6 +34,8 @@ final class HostRuntime: Sendable {
     var ports: [PortDescriptor] = []
     var config = InstanceConfig(json: "{}")
     var logLevel: UInt8 = UInt8(PB_LOG_INFO)
+    /// The plugin declared PB_PLUGIN_PUBLISH_BUSY (ABI 1.1): a full buffer answers PB_ERR_BUSY.
+    var publishBusy = false
     var nextTimer: UInt64 = 1
     var liveTimers: Set<UInt64> = []
     /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
@@ -44,14 +46,18 @@ final class HostRuntime: Sendable {
   }
 
   let socket: PacketSocket
+  /// Everything sent to the hub goes through it, in order (see `HostOutbox`).
+  let outbox: HostOutbox
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
   private let shared = Mutex(Shared())
   /// Set by load(); read by the plugin context only (the lock is never contended).
-  private let loaded = Mutex<LoadedPlugin?>(nil)
+  /// ABIPointer: the ABI calls the plugin's instance on the [plugin context] only.
+  private let loaded = Mutex<ABIPointer<LoadedPlugin>?>(nil)
   /// Strings handed to the plugin: the create args and what the config accessors return.
   private let strings = RetainedStrings()
-  private let api = HostAPITable(HostRuntime.makeAPI())
+  /// ABIPointer: never written after it is built; the plugin reads it from any thread.
+  private let api = ABIPointer(HostRuntime.allocateAPI())
   /// Inputs taken and finished, in memory shared with the hub (see `InputLedger`).
   let ledger: InputLedger
   private let housekeeping = DispatchQueue(label: "patchbay.host-housekeeping")
@@ -60,6 +66,7 @@ final class HostRuntime: Sendable {
 
   init(socket: PacketSocket, ledger: InputLedger, conformance: ConformanceObserver? = nil) {
     self.socket = socket
+    outbox = HostOutbox(socket: socket)
     self.ledger = ledger
     self.conformance = conformance
     scheduleHousekeeping()
@@ -98,14 +105,14 @@ final class HostRuntime: Sendable {
       return ($0.refusals, changed, $0.refusalLog.dueSummaries(now: now) + $0.pluginLog.dueSummaries(now: now))
     }
     for summary in summaries {
-      socket.send(
+      outbox.send(
         HostMessage.log(
           level: UInt8(PB_LOG_WARNING),
           message:
             "\(summary.suppressed) more '\(summary.kind)' lines suppressed in the last \(Int(summary.seconds.rounded())) s"
         ).encode())
     }
-    if changed { socket.send(HostMessage.refusals(total: total).encode()) }
+    if changed { outbox.send(HostMessage.refusals(total: total).encode()) }
   }
 
   // MARK: Messages from the hub (called on the reader thread; work moves to the plugin queue)
@@ -136,11 +143,12 @@ final class HostRuntime: Sendable {
   private func describe(_ path: String) {
     do throws(LoadFailure) {
       let library = try PluginLibrary.open(path)
-      socket.send(HostMessage.described(library.info).encode())
+      outbox.send(HostMessage.described(library.info).encode())
     } catch {
-      socket.send(
+      outbox.send(
         HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
     }
+    outbox.drain()
     hostExit(0)
   }
 
@@ -162,6 +170,7 @@ final class HostRuntime: Sendable {
     shared.withLock {
       $0.config = InstanceConfig(json: request.configJSON)
       $0.logLevel = request.logLevel
+      $0.publishBusy = library.publishBusy
     }
     let args = LoadedPlugin.arguments(
       pb_create_args(
@@ -179,13 +188,14 @@ final class HostRuntime: Sendable {
     guard status == PB_OK else {
       fail(.create, status: status, Self.message(error, status: status))
     }
-    loaded.withLock { $0 = LoadedPlugin(library: library, instance: created, arguments: args) }
+    let plugin = ABIPointer(LoadedPlugin(library: library, instance: created, arguments: args))
+    loaded.withLock { $0 = plugin }
     setPhase(.created)
     sendOrLeave(.created(library.info, ports: shared.withLock { $0.ports }))
   }
 
   /// The loaded plugin, on the plugin context.
-  private var plugin: LoadedPlugin? { loaded.withLock { $0 } }
+  private var plugin: LoadedPlugin? { loaded.withLock { $0 }?.pointer }
 
   private func start() {
     guard let plugin, currentPhase == .created else { return }
@@ -239,12 +249,16 @@ final class HostRuntime: Sendable {
       if let call { conformance?.callbackEnded(call) }
     }
     conformance?.destroyed()
-    socket.send(HostMessage.stopped.encode())
-    if shouldExit { hostExit(0) }
+    outbox.send(HostMessage.stopped.encode())
+    guard shouldExit else { return }
+    // What the plugin published before stop() returned reaches the hub before the process ends.
+    outbox.drain()
+    hostExit(0)
   }
 
   private func fail(_ stage: LifecycleStage, status: Int32, _ message: String) -> Never {
-    socket.send(HostMessage.failed(stage: stage, status: status, message: message).encode())
+    outbox.send(HostMessage.failed(stage: stage, status: status, message: message).encode())
+    outbox.drain()
     hostExit(stage == .load ? 3 : 4)
   }
 
@@ -265,7 +279,7 @@ final class HostRuntime: Sendable {
   /// A message the hub must get for supervision to work; without a connection (the plugin
   /// closed it, or the hub is gone) this process cannot be supervised and leaves.
   func sendOrLeave(_ message: HostMessage) {
-    guard socket.send(message.encode()) else {
+    guard outbox.send(message.encode()) else {
       let text = "patchbay-plugin-host: lost the connection to the hub (\(String(cString: strerror(errno)))); exiting\n"
       _ = text.withCString { write(2, $0, strlen($0)) }
       hostExit(66)
@@ -286,7 +300,7 @@ final class HostRuntime: Sendable {
 
   func log(_ level: UInt8, _ message: String) {
     guard level >= shared.withLock({ $0.logLevel }) else { return }
-    socket.send(HostMessage.log(level: level, message: String(message.prefix(8192))).encode())
+    outbox.send(HostMessage.log(level: level, message: String(message.prefix(8192))).encode())
   }
 
   // MARK: The host services table
@@ -347,10 +361,10 @@ final class HostRuntime: Sendable {
 
   func publish(_ index: UInt32, _ raw: UnsafePointer<pb_value>?) -> pb_status {
     guard let raw else { return PB_ERR_INVALID_ARGUMENT }
-    let snapshot: (Phase, PortDescriptor?) = shared.withLock {
-      ($0.phase, $0.ports.indices.contains(Int(index)) ? $0.ports[Int(index)] : nil)
+    let snapshot: (Phase, PortDescriptor?, Bool) = shared.withLock {
+      ($0.phase, $0.ports.indices.contains(Int(index)) ? $0.ports[Int(index)] : nil, $0.publishBusy)
     }
-    let (current, port) = snapshot
+    let (current, port, busyAllowed) = snapshot
     guard current == .started || current == .stopping else {
       conformance?.violation(
         current == .stopped ? .noPublishAfterStop : .noPublishBeforeStart,
@@ -381,7 +395,13 @@ final class HostRuntime: Sendable {
         "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
       return PB_ERR_TYPE_MISMATCH
     }
-    return socket.send(HostMessage.publish(port: index, value: value).encode()) ? PB_OK : PB_ERR_UNAVAILABLE
+    let frame = HostMessage.publish(port: index, value: value).encode()
+    guard port.kind == .event else { return outbox.publishState(frame, port: index) ? PB_OK : PB_ERR_UNAVAILABLE }
+    switch outbox.publishEvent(frame, busyAllowed: busyAllowed) {
+    case .taken: return PB_OK
+    case .busy: return PB_ERR_BUSY
+    case .closed: return PB_ERR_UNAVAILABLE
+    }
   }
 
   func schedule(_ delay: UInt64, _ callback: pb_timer_fn?, _ userData: UnsafeMutableRawPointer?) -> UInt64? {
@@ -392,12 +412,13 @@ final class HostRuntime: Sendable {
       shared.liveTimers.insert(id)
       return id
     }
-    let timer = TimerCallback(function: callback, userData: userData)
+    // ABIPointer: the ABI runs the callback once, on the [plugin context], with the plugin's data.
+    let timer = ABIPointer(TimerCallback(function: callback, userData: userData))
     pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
       let due = self.shared.withLock { $0.liveTimers.remove(id) != nil && $0.phase == .started }
       guard due else { return }
       let call = self.conformance?.callbackBegins("timer")
-      timer.function(timer.userData, id)
+      timer.pointer.function(timer.pointer.userData, id)
       if let call { self.conformance?.callbackEnded(call) }
     }
     return id
@@ -408,7 +429,8 @@ final class HostRuntime: Sendable {
   }
 
   func reportFault(_ code: pb_status, _ message: String) -> Never {
-    socket.send(HostMessage.log(level: UInt8(PB_LOG_ERROR), message: "plugin gave up: \(message)").encode())
+    outbox.send(HostMessage.log(level: UInt8(PB_LOG_ERROR), message: "plugin gave up: \(message)").encode())
+    outbox.drain()
     hostExit(5)
   }
 

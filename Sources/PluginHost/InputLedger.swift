@@ -1,4 +1,4 @@
-import CProcessControl
+import PatchbayWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,17 +9,13 @@ import Synchronization
 /// inputs taken and finished, which the hub reads if this process dies. Only the plugin
 /// context writes it.
 final class InputLedger: Sendable {
-  /// The page shared with the hub, mapped once and never unmapped.
-  private struct SharedPage: @unchecked Sendable {  // C boundary: memory the hub reads too.
-    let pointer: UnsafeMutablePointer<pc_input_ledger>
-  }
-
   static let descriptor: Int32 = 4
-  private let page: SharedPage?
+  /// Mapped once, never unmapped (the process ends with it).
+  private let page: InputLedgerPage?
   private let taken = Atomic<UInt64>(0)
   private let finished = Atomic<UInt64>(0)
 
-  private init(page: UnsafeMutablePointer<pc_input_ledger>?) { self.page = page.map(SharedPage.init) }
+  private init(page: InputLedgerPage?) { self.page = page }
 
   /// Counting that goes nowhere (no hub: `patchbay plugin test`).
   static var unattached: InputLedger { InputLedger(page: nil) }
@@ -28,18 +24,18 @@ final class InputLedger: Sendable {
   /// inherit it); without one (an older hub, `describe`), counting goes nowhere.
   static func attach() -> InputLedger {
     guard fcntl(descriptor, F_GETFD) != -1 else { return InputLedger(page: nil) }
-    let page = pc_input_ledger_attach(descriptor)
+    let page = InputLedgerPage.attach(descriptor: descriptor)
     close(descriptor)
     return InputLedger(page: page)
   }
 
   func take() {
     let count = taken.wrappingAdd(1, ordering: .relaxed).newValue
-    if let page { pc_input_ledger_store_taken(page.pointer, count) }
+    page?.storeTaken(count)
   }
 
   func finish() {
     let count = finished.wrappingAdd(1, ordering: .relaxed).newValue
-    if let page { pc_input_ledger_store_finished(page.pointer, count) }
+    page?.storeFinished(count)
   }
 }

@@ -6,7 +6,7 @@ import CPatchbayPlugin
 
 /// The plugin after create(): its descriptor, the instance pointer it returned, and the create
 /// arguments it may keep until destroy(). Used on the plugin context only.
-struct LoadedPlugin: @unchecked Sendable {  // C boundary: the plugin's own pointers, opaque to Swift.
+struct LoadedPlugin {
   let library: PluginLibrary
   let instance: UnsafeMutableRawPointer?
   let arguments: UnsafePointer<pb_create_args>

@@ -13,6 +13,11 @@ struct PluginLibrary {
   let info: PluginInfo
   /// The descriptor's own `size`: the header the plugin was built with.
   let declaredSize: Int
+  /// ABI 1.1: the plugin takes PB_ERR_BUSY from publish() instead of waiting.
+  var publishBusy: Bool {
+    declaredSize >= MemoryLayout<pb_plugin_descriptor>.offset(of: \.flags)! + 4
+      && descriptor.flags & UInt32(PB_PLUGIN_PUBLISH_BUSY) != 0
+  }
 
   /// The part of the descriptor every v1 plugin must have: up to and including `destroy`.
   static let minimumDescriptorSize = MemoryLayout<pb_plugin_descriptor>.offset(of: \.destroy)! + 8

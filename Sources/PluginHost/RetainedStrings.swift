@@ -1,3 +1,4 @@
+import PatchbayCValues
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,17 +9,14 @@ import Synchronization
 /// once per distinct text and never freed. The ABI promises them until destroy() returns, and
 /// the process ends soon after.
 final class RetainedStrings: Sendable {
-  /// A copy made with strdup: the plugin reads it, nobody writes or frees it.
-  private struct CString: @unchecked Sendable {  // C boundary: memory the plugin holds pointers into.
-    let pointer: UnsafeMutablePointer<CChar>
-  }
-
-  private let copies = Mutex<[String: CString]>([:])
+  /// Copies made with strdup. ABIPointer: the plugin only reads them, from any thread, and
+  /// nobody writes or frees them.
+  private let copies = Mutex<[String: ABIPointer<UnsafeMutablePointer<CChar>>]>([:])
 
   func pointer(for string: String) -> UnsafePointer<CChar> {
     let copy = copies.withLock { copies in
       if let existing = copies[string] { return existing }
-      let made = CString(pointer: strdup(string)!)
+      let made = ABIPointer(strdup(string)!)
       copies[string] = made
       return made
     }

@@ -15,6 +15,7 @@ enum StatusName {
     case PB_ERR_NOT_SUPPORTED: "PB_ERR_NOT_SUPPORTED"
     case PB_ERR_INVALID_STATE: "PB_ERR_INVALID_STATE"
     case PB_ERR_NOT_FOUND: "PB_ERR_NOT_FOUND"
+    case PB_ERR_BUSY: "PB_ERR_BUSY"
     default: "\(status)"
     }
   }

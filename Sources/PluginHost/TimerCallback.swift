@@ -2,7 +2,7 @@ import CPatchbayPlugin
 
 /// A timer the plugin scheduled: its C function and user data, called once on the plugin
 /// context.
-struct TimerCallback: @unchecked Sendable {  // C boundary: the plugin's pointer, opaque to Swift.
+struct TimerCallback {
   let function: pb_timer_fn
   let userData: UnsafeMutableRawPointer?
 }

@@ -40,7 +40,7 @@ guard fcntl(hubDescriptor, F_GETFD) != -1 else {
 _ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
 let socket = PacketSocket(descriptor: hubDescriptor)
 let runtime = HostRuntime(socket: socket, ledger: InputLedger.attach())
-socket.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
+runtime.outbox.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
 
 // The reader: every frame from the hub is untrusted; a bad one ends this process (the hub
 // would never send it, so the channel cannot be trusted any more).

@@ -75,7 +75,7 @@ import Testing
     ("crashes-in-receive", "no-crash", "during receive(poke)"),
     ("declares-port-after-create", "ports-declared-in-create", "add_port('late') called after start()"),
     ("crashes-on-missing-config", "config-errors-are-clear", "during create"),
-    ("wrong-abi", "descriptor", "ABI 2.0"),
+    ("wrong-abi", "descriptor", "built for plugin ABI 2."),
   ]
 
   @Test(arguments: broken.map(\.fixture))

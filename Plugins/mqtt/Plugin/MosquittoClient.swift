@@ -9,9 +9,8 @@ import Synchronization
 /// again. Callbacks (`Events`) run on that thread; `publish` and `subscribe` may be called from
 /// any thread (libmosquitto locks its own state: `mosquitto_threaded_set`).
 final class MosquittoClient: Sendable {
-  /// The libmosquitto client. @unchecked at the C boundary only: in threaded mode libmosquitto
-  /// locks its own state, so the loop thread and callers' threads may share the handle.
-  struct Handle: @unchecked Sendable {
+  /// The libmosquitto client, shared by the loop thread and callers' threads.
+  struct Handle: @unchecked Sendable {  // C boundary: threaded libmosquitto locks its own state.
     let pointer: OpaquePointer
   }
 

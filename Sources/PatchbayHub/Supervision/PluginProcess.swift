@@ -17,14 +17,14 @@ final class PluginProcess: PluginChannel {
   /// starts: how the hub (a subreaper) recognises the instance's escaped descendants.
   let marker: String
   /// The input ledger shared with the host (`pc_input_ledger`); read after it died.
-  private let ledger: LedgerPage?
+  private let ledger: InputLedgerPage?
   private weak let delegate: (any PluginChannelDelegate)?
   private let readerDone = DispatchSemaphore(value: 0)
   /// Why the hub ended it (hung, a protocol violation), and what of the plugin it swept up.
   private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int)>((nil, 0))
 
   private init(
-    pid: pid_t, socket: PacketSocket, marker: String, ledger: LedgerPage?,
+    pid: pid_t, socket: PacketSocket, marker: String, ledger: InputLedgerPage?,
     delegate: any PluginChannelDelegate
   ) {
     self.pid = pid
@@ -34,13 +34,13 @@ final class PluginProcess: PluginChannel {
     self.delegate = delegate
   }
 
-  deinit { pc_input_ledger_release(ledger?.pointer) }
+  deinit { ledger?.release() }
 
   /// The host's own count of inputs it took and finished (untrusted: the page is writable by
   /// the plugin), or nil without a ledger.
   var inputLedger: (taken: UInt64, finished: UInt64)? {
-    guard let ledger = ledger?.pointer else { return nil }
-    return (pc_input_ledger_taken(ledger), pc_input_ledger_finished(ledger))
+    guard let ledger else { return nil }
+    return (ledger.taken, ledger.finished)
   }
 
   static func spawn(
@@ -65,18 +65,13 @@ final class PluginProcess: PluginChannel {
   private struct Spawned: Sendable {
     var pid: pid_t
     var socket: PacketSocket
-    var ledger: LedgerPage?
-  }
-
-  /// The mapped ledger page, handed from the spawner thread to the process object once.
-  private struct LedgerPage: @unchecked Sendable {  // C boundary: a raw shared page.
-    var pointer: UnsafeMutablePointer<pc_input_ledger>
+    var ledger: InputLedgerPage?
   }
 
   private static func spawnHost(_ host: String, arguments: [String], marker: String) throws(SocketError) -> Spawned {
     let (hubEnd, hostEnd) = try PacketSocket.pair()
-    var page: UnsafeMutablePointer<pc_input_ledger>?
-    let ledgerDescriptor = pc_input_ledger_create(&page)
+    let ledger = InputLedgerPage.create()
+    let ledgerDescriptor = ledger?.descriptor ?? -1
     defer { if ledgerDescriptor >= 0 { close(ledgerDescriptor) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -109,10 +104,10 @@ final class PluginProcess: PluginChannel {
     hostEnd.close()
     guard status == 0 else {
       hubEnd.close()
-      pc_input_ledger_release(page)
+      ledger?.page.release()
       throw SocketError(operation: "spawning \(host)", errno: status)
     }
-    return Spawned(pid: pid, socket: hubEnd, ledger: page.map(LedgerPage.init))
+    return Spawned(pid: pid, socket: hubEnd, ledger: ledger?.page)
   }
 
   private func startThreads() {

@@ -1,5 +1,5 @@
 /*
- * patchbay/plugin.h: the patchbay plugin ABI, version 1.
+ * patchbay/plugin.h: the patchbay plugin ABI, version 1.1.
  *
  * This header is the whole contract between the patchbay hub and a plugin. A plugin is a
  * shared library (C, Swift, Rust, ... anything that can export a C function) that exports
@@ -34,9 +34,10 @@
  *     long: the hub measures liveness by how fast the plugin context answers its heartbeat,
  *     and kills an instance whose callback does not return within its hang deadline
  *     (default 10 s).
- *   [any thread] publish, log, monotonic_ns, schedule, cancel_timer, report_fault may be
- *     called from any thread the plugin owns, concurrently, at any time between create()
- *     and the return of stop() (publish only after start() has begun).
+ *   [any thread] publish, log, monotonic_ns, schedule, cancel_timer, report_fault (and, in
+ *     ABI 1.1, wait_for_room) may be called from any thread the plugin owns, concurrently,
+ *     at any time between create() and the return of stop() (publish only after start()
+ *     has begun).
  *   [create only] add_port may only be called from inside create().
  *   [plugin context] the config_* accessors may be called from create() until destroy().
  *
@@ -63,6 +64,25 @@
  *   uses only the fields that fit inside `size`. A plugin built against an older v1 header
  *   keeps loading in a newer hub. The hub refuses a plugin whose major differs from its own,
  *   or whose minor is newer than its own, with a message naming both versions.
+ *
+ *   ABI 1.1 (append-only over 1.0): PB_ERR_BUSY; pb_host_api.wait_for_room;
+ *   pb_plugin_descriptor.flags with PB_PLUGIN_PUBLISH_BUSY. Rebuilding a 1.0 plugin against
+ *   this header changes nothing it sees: it gets PB_ERR_BUSY only once it sets that flag.
+ *
+ * EVENT PUBLISHING UNDER BACK-PRESSURE (ABI 1.1)
+ *   When a consumer of a plugin's events is full, the hub stops reading that plugin's
+ *   socket.
+ *   - For a plugin that declares PB_PLUGIN_PUBLISH_BUSY, the host then keeps the frames in
+ *     order in a buffer of its own and sends them as the hub reads again; publish() still
+ *     answers PB_OK. Once that buffer holds PB_PUBLISH_BUFFER_EVENTS event values, publish()
+ *     on an event port returns PB_ERR_BUSY: the value was NOT taken; publish it again later
+ *     (wait_for_room() waits for the moment, without polling). Publish the same port's
+ *     later events only after it, or their order changes.
+ *   - Any other plugin (every ABI 1.0 plugin) waits inside publish() on an event port until
+ *     the hub takes the value, as in ABI 1.0.
+ *   State values never wait and never get PB_ERR_BUSY: a state value still waiting in the
+ *   buffer is replaced by the port's newer one. Frames leave the host in the order the
+ *   plugin's calls were made; no event is dropped between healthy instances.
  */
 #ifndef PATCHBAY_PLUGIN_H
 #define PATCHBAY_PLUGIN_H
@@ -75,7 +95,7 @@ extern "C" {
 #endif
 
 #define PB_ABI_MAJOR 1
-#define PB_ABI_MINOR 0
+#define PB_ABI_MINOR 1
 
 /* The one symbol a plugin library exports. */
 #define PB_ENTRY_SYMBOL "patchbay_plugin_describe"
@@ -95,6 +115,10 @@ typedef int32_t pb_status;
 #define PB_ERR_NOT_SUPPORTED (-8)
 #define PB_ERR_INVALID_STATE (-9) /* called at the wrong point of the lifecycle          */
 #define PB_ERR_NOT_FOUND (-10)    /* config key absent                                 */
+/* ABI 1.1: publish() on an event port did not take the value, because the host's buffer
+ * holds PB_PUBLISH_BUFFER_EVENTS unsent events (a consumer is slow). Only returned to a
+ * plugin whose descriptor sets PB_PLUGIN_PUBLISH_BUSY. Publish the value again later. */
+#define PB_ERR_BUSY (-11)
 
 /* Capacity of the message buffer in pb_error, including the terminating NUL. */
 #define PB_ERROR_CAPACITY 512
@@ -185,9 +209,10 @@ typedef uint32_t pb_port_direction;
 
 typedef uint32_t pb_port_kind;
 /* Every value matters, in order (button presses). Delivered through a bounded queue. When a
- * running consumer's queue is full, the producer's publish() waits (back-pressure) instead of
- * the event being dropped; only for a consumer that is down or hung is overflow counted and
- * logged by the hub. */
+ * running consumer's queue is full, the producer is slowed (back-pressure) instead of the
+ * event being dropped: its host buffers, then publish() waits or, for a plugin that declares
+ * PB_PLUGIN_PUBLISH_BUSY, returns PB_ERR_BUSY (see EVENT PUBLISHING UNDER BACK-PRESSURE).
+ * Only for a consumer that is down or hung is overflow counted and logged by the hub. */
 #define PB_PORT_EVENT 1
 /* Only the latest value matters (a switch, a light). A slow consumer gets the newest value,
  * never a backlog. The hub keeps the last value of every state output and gives it to an
@@ -217,6 +242,10 @@ typedef uint32_t pb_log_level;
 /* Opaque host context; pass it back to every host function. */
 typedef struct pb_host pb_host;
 
+/* ABI 1.1: event values a plugin's host buffers while the hub does not read, before publish()
+ * waits or returns PB_ERR_BUSY. For information: a plugin must not depend on the number. */
+#define PB_PUBLISH_BUFFER_EVENTS 1024
+
 /* A timer callback, run in the [plugin context]. */
 typedef void (*pb_timer_fn)(void *user_data, uint64_t timer_id);
 
@@ -234,11 +263,14 @@ typedef struct pb_host_api {
 
   /* [any thread] Publish a value on an output port. The value is copied before return.
    * Returns PB_ERR_UNKNOWN_PORT, PB_ERR_TYPE_MISMATCH or PB_ERR_INVALID_STATE (before start
-   * or after stop). State values never wait (only the newest is kept). On an event port,
-   * publish() may wait while a consumer of those events is full and running: back-pressure,
-   * so that between healthy instances no event is lost; it waits at most the consumer's hang
-   * deadline. A plugin that must not wait publishes from a thread of its own; the hub does
-   * not count heartbeat answers it held back this way as a hang. */
+   * or after stop), PB_ERR_UNAVAILABLE when the hub is gone. State values never wait (only
+   * the newest is kept). On an event port, while a consumer of those events is full and
+   * running (back-pressure, so that between healthy instances no event is lost), the host
+   * buffers up to PB_PUBLISH_BUFFER_EVENTS values; beyond that publish() waits, at most
+   * the consumer's hang deadline, or, for a plugin that declares PB_PLUGIN_PUBLISH_BUSY
+   * (ABI 1.1), returns PB_ERR_BUSY at once without taking the value. A plugin that must not
+   * wait declares that flag, or publishes from a thread of its own; the hub does not count
+   * heartbeat answers it held back this way as a hang. */
   pb_status (*publish)(pb_host *host, uint32_t port_index, const pb_value *value);
 
   /* [any thread] Log one line; the hub prefixes it with the instance name and filters it by
@@ -276,6 +308,15 @@ typedef struct pb_host_api {
   pb_status (*config_count)(pb_host *host, const char *path, uint32_t *out);
   /* Name of the index-th key of a table (keys in file order). */
   pb_status (*config_key)(pb_host *host, const char *path, uint32_t index, const char **out);
+
+  /* ---- ABI 1.1: check size >= offsetof(pb_host_api, wait_for_room) + sizeof(void *) ---- */
+
+  /* [any thread] Waits until publish() on an event port would take a value again (the
+   * host's buffer has room; see PB_ERR_BUSY), or until timeout_ns passed: 0 does not wait,
+   * UINT64_MAX waits as long as it takes. Returns PB_OK when there is room (or the hub is
+   * gone: publish() then says PB_ERR_UNAVAILABLE), PB_ERR_BUSY when the time ran out.
+   * Another thread may take the room first: publish again and handle PB_ERR_BUSY again. */
+  pb_status (*wait_for_room)(pb_host *host, uint64_t timeout_ns);
 } pb_host_api;
 
 typedef struct pb_create_args {
@@ -323,7 +364,17 @@ typedef struct pb_plugin_descriptor {
 
   /* [plugin context] Free the instance. Called once after a successful create(). */
   void (*destroy)(void *instance);
+
+  /* ---- ABI 1.1 (a 1.0 descriptor ends above; the host reads these only within `size`) ---- */
+
+  /* PB_PLUGIN_* bits: what this plugin declares it handles. Zero keeps ABI 1.0 behaviour. */
+  uint32_t flags;
+  uint32_t reserved_1_1; /* zero */
 } pb_plugin_descriptor;
+
+/* ABI 1.1, for pb_plugin_descriptor.flags: publish() on an event port may return PB_ERR_BUSY
+ * instead of waiting; the plugin publishes the value again later (see publish()). */
+#define PB_PLUGIN_PUBLISH_BUSY (1u << 0)
 
 /* The entry symbol. [any thread] Returns a descriptor valid for the life of the process,
  * or NULL if the plugin cannot run here at all. */
