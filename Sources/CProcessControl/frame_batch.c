@@ -1,9 +1,11 @@
 /* Several frames per system call for the hub's reader threads: under a flood a reader wakes
- * once for all queued frames instead of once per frame. Swift's Glibc module does not show
- * recvmmsg (it needs _GNU_SOURCE), hence C. */
+ * once for all queued frames instead of once per frame, and sends what they routed to one
+ * consumer together. Swift's Glibc module does not show recvmmsg and sendmmsg (they need
+ * _GNU_SOURCE), hence C. */
 #define _GNU_SOURCE
 #include "frame_batch.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -28,4 +30,22 @@ int pc_receive_frames(int fd, unsigned char *buffers, size_t slot_size, unsigned
     if (messages[i].msg_len == 0) return i + 1; /* end of stream: nothing after it counts */
   }
   return received;
+}
+
+int pc_send_frames(int fd, const unsigned char *const *frames, const size_t *lengths, unsigned count, int flags) {
+  struct mmsghdr messages[PC_MAX_BATCH];
+  struct iovec vectors[PC_MAX_BATCH];
+  if (count > PC_MAX_BATCH) count = PC_MAX_BATCH;
+  memset(messages, 0, sizeof(struct mmsghdr) * count);
+  for (unsigned i = 0; i < count; i++) {
+    vectors[i].iov_base = (void *)frames[i];
+    vectors[i].iov_len = lengths[i];
+    messages[i].msg_hdr.msg_iov = &vectors[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+  }
+  int sent;
+  do {
+    sent = sendmmsg(fd, messages, count, flags | MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent;
 }

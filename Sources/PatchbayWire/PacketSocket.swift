@@ -1,3 +1,4 @@
+import CProcessControl
 import Synchronization
 
 #if canImport(Glibc)
@@ -89,6 +90,43 @@ public final class PacketSocket: Sendable {
       return .closed
     }
   }
+
+  /// Sends frames in order, as many as fit without blocking, with one system call per 64
+  /// (`sendmmsg`): how many went out, or nil when the peer is gone before the first.
+  public func trySend(frames: [[UInt8]]) -> Int? {
+    if frames.count == 1 {
+      switch trySend(frames[0]) {
+      case .sent: return 1
+      case .wouldBlock: return 0
+      case .closed: return nil
+      }
+    }
+    var sent = 0
+    while sent < frames.count {
+      let chunk = frames[sent..<min(sent + Self.framesPerCall, frames.count)]
+      let lengths = chunk.map(\.count)
+      // One buffer for the chunk: its frames need stable addresses all at once.
+      let joined = chunk.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) }
+      let count = joined.withUnsafeBufferPointer { bytes -> Int32 in
+        var offset = 0
+        let starts = lengths.map { length -> UnsafePointer<UInt8>? in
+          defer { offset += length }
+          return bytes.baseAddress.map { $0 + offset }
+        }
+        return pc_send_frames(descriptor, starts, lengths, UInt32(lengths.count), Int32(MSG_DONTWAIT))
+      }
+      if count < 0 {
+        if errno == EAGAIN || errno == EWOULDBLOCK { return sent }
+        return sent == 0 ? nil : sent
+      }
+      sent += Int(count)
+      if Int(count) < chunk.count { return sent }
+    }
+    return sent
+  }
+
+  /// What `pc_send_frames` takes at most per call.
+  static let framesPerCall = 64
 
   /// Ends both directions: a thread blocked in `receive` returns `.closed`.
   public func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }

@@ -10,4 +10,10 @@
  * it filled, or -1 with errno. */
 int pc_receive_frames(int fd, unsigned char *buffers, size_t slot_size, unsigned count, size_t *lengths);
 
+/* Sends up to `count` frames in one system call (sendmmsg) with `flags` (MSG_DONTWAIT for a
+ * send that must not block). Frame i is frames[i], lengths[i] bytes long. Returns how many
+ * frames went out, in order (fewer than `count`: the socket filled up), or -1 with errno when
+ * not even the first did. */
+int pc_send_frames(int fd, const unsigned char *const *frames, const size_t *lengths, unsigned count, int flags);
+
 #endif

@@ -7,12 +7,20 @@ import Synchronization
 /// sent down every route from it, through the route's condition and transform, into the
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
-  package func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor) {
-    route(value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance)
+  package func instance(
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch
+  ) {
+    route(
+      value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance,
+      batch: batch)
   }
 
   /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
-  package func route(_ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil) {
+  /// A reader's `batch` collects the inputs to send them per consumer after its read.
+  package func route(
+    _ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil,
+    batch: DeliveryBatch? = nil
+  ) {
     if kind == .state { store.retain(value, for: source.description) }
     notifyWatchers("\(source) \(value)")
     for route in tables.withLock({ $0.routes.routes(from: source) }) {
@@ -27,7 +35,7 @@ extension Hub {
       // Delivered first: the position is written at once, but that waits for fsync (several
       // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
       route.counters.values.add(1, ordering: .relaxed)
-      deliver(output.value, to: output.targets, via: route, from: producer)
+      deliver(output.value, to: output.targets, via: route, from: producer, batch: batch)
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
@@ -39,7 +47,8 @@ extension Hub {
   }
 
   package func deliver(
-    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor? = nil
+    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor? = nil,
+    batch: DeliveryBatch? = nil
   ) {
     for target in targets {
       if target.instance == SceneSpec.instanceName {
@@ -48,7 +57,7 @@ extension Hub {
       }
       guard let runtime = instance(named: target.instance), let port = runtime.port(named: target.port)
       else { continue }
-      if !runtime.deliver(value, to: port, from: producer) {
+      if !runtime.deliver(value, to: port, from: producer, batch: batch) {
         let count = route.counters.drops.add(1, ordering: .relaxed).newValue
         // Log the first drop and then every 100th, so a flood cannot flood the log too.
         if count == 1 || count % 100 == 0 {

@@ -93,6 +93,16 @@ package final class InstanceInbox: Sendable {
     }
   }
 
+  /// Takes one more value under a claim the caller already holds (a `DeliveryBatch` sending
+  /// several together), if nothing has been queued behind it meanwhile.
+  package func extendClaim(port: String, kind: PortKind, value: Value) -> Bool {
+    line.withLock { line in
+      guard line.open, !line.closed, line.sending, line.queue.isEmpty else { return false }
+      if kind == .state { line.deliveredState[port] = value }
+      return true
+    }
+  }
+
   /// The input taken by `next` or `claim` was sent (or put back).
   package func finishSending() {
     let work = line.withLock { line in

@@ -10,7 +10,8 @@ import PatchbayWire
 
 /// What a supervised instance tells the hub.
 package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
-  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor)
+  /// `batch` collects the inputs routed on the way, to be sent together after the read.
+  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -205,6 +206,17 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   // MARK: Process events
 
   package func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
+    pluginChannel(process, received: [message])
+  }
+
+  /// One read's messages: the inputs their publishes route are sent per consumer together.
+  package func pluginChannel(_ process: any PluginChannel, received messages: [HostMessage]) {
+    let batch = DeliveryBatch()
+    for message in messages { handle(message, from: process, batch: batch) }
+    batch.flush()
+  }
+
+  private func handle(_ message: HostMessage, from process: any PluginChannel, batch: DeliveryBatch) {
     switch message {
     case .hello(let version, _):
       if version != WireProtocol.version {
@@ -242,7 +254,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         logger.error("published on port \(index), which is not an output of that type; ignored")
         return
       }
-      delegate?.instance(self, published: value, on: port)
+      delegate?.instance(self, published: value, on: port, batch: batch)
     case .log(let level, let text):
       logger.log(level: Self.hubLogLevel(level), "\(text)")
     case .heartbeat(let sequence):
@@ -392,7 +404,22 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// queued or on its way, the calling thread (the publisher's reader) sends it itself: one
   /// thread hand-off less per hop (docs/BENCHMARKS.md). It never blocks on a full socket;
   /// then the queue and its delivery thread take over.
-  package func deliver(_ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil) -> Bool {
+  /// With a `batch` (a reader's), the value joins it instead and is sent with the others.
+  package func deliver(
+    _ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil, batch: DeliveryBatch? = nil
+  ) -> Bool {
+    if let batch {
+      let claimed =
+        batch.holdsClaim(of: self)
+        ? inbox.extendClaim(port: port.name, kind: port.kind, value: value)
+        : inbox.claim(port: port.name, kind: port.kind, value: value)
+      if claimed {
+        batch.add(value, port: port.name, kind: port.kind, for: self)
+        return true
+      }
+      // What follows may wait for room: the claims the batch holds must not wait with it.
+      batch.flush()
+    }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
       transmit(port: port.name, value: value, blocking: false)
       return true
@@ -436,6 +463,56 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   private func deliverLoop() {
     while let (portName, value) = inbox.next() {
       transmit(port: portName, value: value, blocking: true)
+    }
+  }
+
+  /// Sends the inputs a batch claimed for this instance, in as few system calls as the
+  /// channel can; what does not fit goes back to the front of the line, in order.
+  package func transmit(_ inputs: [DeliveryBatch.Input]) {
+    defer { inbox.finishSending() }
+    let target: (any PluginChannel, [UInt32?])? = state.withLock { state in
+      guard let process = state.process else { return nil }
+      let ports = state.ports
+      return (
+        process,
+        inputs.map { input in
+          ports.firstIndex { $0.name == input.port && $0.direction == .input }.map(UInt32.init)
+        }
+      )
+    }
+    guard let (process, indices) = target else {
+      inbox.hold()
+      for input in inputs.reversed() { inbox.putBack(port: input.port, kind: input.kind, value: input.value) }
+      return
+    }
+    var sendable: [(input: DeliveryBatch.Input, index: UInt32)] = []
+    for (input, index) in zip(inputs, indices) {
+      if let index {
+        sendable.append((input, index))
+      } else {
+        logger.warning("input for unknown port '\(input.port)' dropped")
+      }
+    }
+    let sent = process.trySend(sendable.map { HubMessage.input(port: $0.index, value: $0.input.value) })
+    let count = sent ?? 0
+    if count > 0 {
+      let ledger = process.inputLedger
+      state.withLock { state in
+        state.messagesIn += count
+        guard state.process === process, let ledger else { return }
+        for (input, _) in sendable.prefix(count) {
+          state.sentToProcess += 1
+          state.inFlight.append(
+            InFlightInput(sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value))
+        }
+        while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
+      }
+    }
+    // The socket is full (the delivery thread sends the rest) or the process is gone (the next
+    // one gets them).
+    if sent == nil { inbox.hold() }
+    for (input, _) in sendable.dropFirst(count).reversed() {
+      inbox.putBack(port: input.port, kind: input.kind, value: input.value)
     }
   }
 

@@ -10,6 +10,9 @@ package protocol PluginChannel: AnyObject, Sendable {
   @discardableResult func send(_ message: HubMessage) -> Bool
   /// Sends without blocking on a full socket.
   func trySend(_ message: HubMessage) -> PacketSocket.SendResult
+  /// Sends messages in order without blocking on a full socket, in as few system calls as it
+  /// can: how many went out (the rest did not fit), or nil when the plugin is gone.
+  func trySend(_ messages: [HubMessage]) -> Int?
   func signal(_ number: Int32)
   /// The supervisor gave up on it (not answering): say so at its exit, and end it.
   func markHung(seconds: Double)
@@ -20,10 +23,31 @@ package protocol PluginChannel: AnyObject, Sendable {
   var escapedDescendantsKilled: Int { get }
 }
 
+extension PluginChannel {
+  package func trySend(_ messages: [HubMessage]) -> Int? {
+    for (count, message) in messages.enumerated() {
+      switch trySend(message) {
+      case .sent: continue
+      case .wouldBlock: return count
+      case .closed: return count == 0 ? nil : count
+      }
+    }
+    return messages.count
+  }
+}
+
 /// What a plugin channel reports, on its own threads.
 package protocol PluginChannelDelegate: AnyObject, Sendable {
   func pluginChannel(_ channel: any PluginChannel, received message: HostMessage)
+  /// The messages of one read, in order (a reader takes what is queued at once).
+  func pluginChannel(_ channel: any PluginChannel, received messages: [HostMessage])
   func pluginChannel(_ channel: any PluginChannel, exited reason: ExitReason)
+}
+
+extension PluginChannelDelegate {
+  package func pluginChannel(_ channel: any PluginChannel, received messages: [HostMessage]) {
+    for message in messages { pluginChannel(channel, received: message) }
+  }
 }
 
 /// Starts one plugin instance's channel: the plugin host's path, the instance name, the host's

@@ -123,27 +123,35 @@ final class PluginProcess: PluginChannel {
     defer { readerDone.signal() }
     let receiver = FrameBatchReceiver()
     while true {
-      for result in receiver.receive(from: socket) {
+      // The messages of one read go to the supervisor together (what they route is sent per
+      // consumer together); what came before a bad frame is still delivered.
+      var messages: [HostMessage] = []
+      var ending: (() -> Void)?
+      reading: for result in receiver.receive(from: socket) {
         switch result {
         case .closed:
           // A host ends its socket by ending; one that closed it and runs on can no longer be
           // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
-          if pc_wait_for_end(pid, 1000) == 0 {
-            kill(because: "closed its connection to the hub but kept running")
+          ending = { [self] in
+            if pc_wait_for_end(pid, 1000) == 0 { kill(because: "closed its connection to the hub but kept running") }
           }
-          return
+          break reading
         case .oversized(let size):
-          kill(because: WireError.oversized(size).description)
-          return
+          ending = { [self] in kill(because: WireError.oversized(size).description) }
+          break reading
         case .frame(let frame):
           do throws(WireError) {
-            let message = try HostMessage.decode(frame)
-            delegate?.pluginChannel(self, received: message)
+            messages.append(try HostMessage.decode(frame))
           } catch {
-            kill(because: error.description)
-            return
+            ending = { [self] in kill(because: error.description) }
+            break reading
           }
         }
+      }
+      if !messages.isEmpty { delegate?.pluginChannel(self, received: messages) }
+      if let ending {
+        ending()
+        return
       }
     }
   }
@@ -195,6 +203,9 @@ final class PluginProcess: PluginChannel {
 
   /// Sends without blocking on a full socket.
   func trySend(_ message: HubMessage) -> PacketSocket.SendResult { socket.trySend(message.encode()) }
+
+  /// Several at once: one `sendmmsg`, and one wake-up of the host for all of them.
+  func trySend(_ messages: [HubMessage]) -> Int? { socket.trySend(frames: messages.map { $0.encode() }) }
 
   func signal(_ number: Int32) { _ = Glibc.kill(pid, number) }
 }

@@ -1,0 +1,43 @@
+import PatchbayValues
+
+/// The inputs routed while a reader thread works through the frames of one read: each
+/// consumer's are sent together once the reader is through them (one `sendmmsg` per consumer),
+/// not with a system call each. The batch holds each consumer's send claim
+/// (`InstanceInbox.claim`) until it is flushed, so nothing overtakes what it holds. One reader
+/// thread owns it, for one read.
+package final class DeliveryBatch {
+  package struct Input {
+    var port: String
+    var kind: PortKind
+    var value: Value
+  }
+
+  /// In the order consumers were first reached; a read reaches few, so a list beats a table.
+  private var pending: [(consumer: InstanceSupervisor, inputs: [Input])] = []
+
+  package init() {}
+
+  /// The batch holds `consumer`'s send claim: more inputs for it join the batch.
+  package func holdsClaim(of consumer: InstanceSupervisor) -> Bool {
+    pending.contains { $0.consumer === consumer }
+  }
+
+  /// An input whose consumer's claim this batch holds (or has just taken).
+  package func add(_ value: Value, port: String, kind: PortKind, for consumer: InstanceSupervisor) {
+    let input = Input(port: port, kind: kind, value: value)
+    if let index = pending.firstIndex(where: { $0.consumer === consumer }) {
+      pending[index].inputs.append(input)
+    } else {
+      pending.append((consumer, [input]))
+    }
+  }
+
+  /// Sends what is held and gives the claims back. Called at the end of a read, and before
+  /// anything that may wait for room: a held claim keeps its consumer's delivery thread waiting.
+  package func flush() {
+    guard !pending.isEmpty else { return }
+    let held = pending
+    pending.removeAll(keepingCapacity: true)
+    for (consumer, inputs) in held { consumer.transmit(inputs) }
+  }
+}
