@@ -8,7 +8,7 @@ import Synchronization
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
   package func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch?
   ) {
     route(
       value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance,

@@ -11,7 +11,7 @@ import PatchbayWire
 /// What a supervised instance tells the hub.
 package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   /// `batch` collects the inputs routed on the way, to be sent together after the read.
-  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch)
+  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch?)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -206,17 +206,22 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   // MARK: Process events
 
   package func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
-    pluginChannel(process, received: [message])
+    handle(message, from: process, batch: nil)
   }
 
   /// One read's messages: the inputs their publishes route are sent per consumer together.
   package func pluginChannel(_ process: any PluginChannel, received messages: [HostMessage]) {
+    // One message sends what it routes at once; a batch would only cost.
+    guard messages.count > 1 else {
+      for message in messages { handle(message, from: process, batch: nil) }
+      return
+    }
     let batch = DeliveryBatch()
     for message in messages { handle(message, from: process, batch: batch) }
     batch.flush()
   }
 
-  private func handle(_ message: HostMessage, from process: any PluginChannel, batch: DeliveryBatch) {
+  private func handle(_ message: HostMessage, from process: any PluginChannel, batch: DeliveryBatch?) {
     switch message {
     case .hello(let version, _):
       if version != WireProtocol.version {
@@ -470,37 +475,40 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// channel can; what does not fit goes back to the front of the line, in order.
   package func transmit(_ inputs: [DeliveryBatch.Input]) {
     defer { inbox.finishSending() }
-    let target: (any PluginChannel, [UInt32?])? = state.withLock { state in
+    var messages: [HubMessage] = []
+    messages.reserveCapacity(inputs.count)
+    var unknown: [Int] = []
+    let process: (any PluginChannel)? = state.withLock { state in
       guard let process = state.process else { return nil }
-      let ports = state.ports
-      return (
-        process,
-        inputs.map { input in
-          ports.firstIndex { $0.name == input.port && $0.direction == .input }.map(UInt32.init)
+      for (position, input) in inputs.enumerated() {
+        if let index = state.ports.firstIndex(where: { $0.name == input.port && $0.direction == .input }) {
+          messages.append(.input(port: UInt32(index), value: input.value))
+        } else {
+          unknown.append(position)
         }
-      )
+      }
+      return process
     }
-    guard let (process, indices) = target else {
+    guard let process else {
       inbox.hold()
       for input in inputs.reversed() { inbox.putBack(port: input.port, kind: input.kind, value: input.value) }
       return
     }
-    var sendable: [(input: DeliveryBatch.Input, index: UInt32)] = []
-    for (input, index) in zip(inputs, indices) {
-      if let index {
-        sendable.append((input, index))
-      } else {
-        logger.warning("input for unknown port '\(input.port)' dropped")
-      }
+    // Ports come from the consumer's declaration, so an unknown one is a route compiled
+    // against older ports: such inputs are left out (as `transmit(port:)` does).
+    var inputs = inputs
+    if !unknown.isEmpty {
+      logger.warning("\(unknown.count) inputs for unknown ports dropped")
+      inputs = inputs.enumerated().filter { !unknown.contains($0.offset) }.map(\.element)
     }
-    let sent = process.trySend(sendable.map { HubMessage.input(port: $0.index, value: $0.input.value) })
+    let sent = process.trySend(messages)
     let count = sent ?? 0
     if count > 0 {
       let ledger = process.inputLedger
       state.withLock { state in
         state.messagesIn += count
         guard state.process === process, let ledger else { return }
-        for (input, _) in sendable.prefix(count) {
+        for input in inputs.prefix(count) {
           state.sentToProcess += 1
           state.inFlight.append(
             InFlightInput(sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value))
@@ -511,7 +519,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     // The socket is full (the delivery thread sends the rest) or the process is gone (the next
     // one gets them).
     if sent == nil { inbox.hold() }
-    for (input, _) in sendable.dropFirst(count).reversed() {
+    for input in inputs.dropFirst(count).reversed() {
       inbox.putBack(port: input.port, kind: input.kind, value: input.value)
     }
   }

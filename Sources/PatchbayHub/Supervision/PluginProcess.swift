@@ -123,11 +123,17 @@ final class PluginProcess: PluginChannel {
     defer { readerDone.signal() }
     let receiver = FrameBatchReceiver()
     while true {
+      let results = receiver.receive(from: socket)
+      // Most reads hold one frame (no flood): no batch for it.
+      if results.count == 1, case .frame(let frame) = results[0], let message = try? HostMessage.decode(frame) {
+        delegate?.pluginChannel(self, received: message)
+        continue
+      }
       // The messages of one read go to the supervisor together (what they route is sent per
       // consumer together); what came before a bad frame is still delivered.
       var messages: [HostMessage] = []
       var ending: (() -> Void)?
-      reading: for result in receiver.receive(from: socket) {
+      reading: for result in results {
         switch result {
         case .closed:
           // A host ends its socket by ending; one that closed it and runs on can no longer be
