@@ -56,6 +56,8 @@ final class Fault: PatchbayPlugin {
       run(text)
     case (events, .integer(let number)):
       if let fault = config.on_input { run(fault) }
+      // The delay is the feature (a slow consumer). Nothing could end it early: stop() waits
+      // behind this callback on the same plugin context.
       if slowMs > 0 { usleep(UInt32(slowMs) * 1000) }
       record?.write(Data("\(number)\n".utf8))
       context.publish(.integer(number), on: echo)

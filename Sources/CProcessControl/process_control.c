@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct linux_dirent64 {
@@ -204,6 +205,45 @@ int pc_wait_for_end(pid_t pid, int timeout_ms) {
   } while (ready < 0 && errno == EINTR);
   close(fd);
   return ready > 0 ? 1 : (ready == 0 ? 0 : -1);
+}
+
+int pc_wait_for_threads_end(const pid_t *tids, int count, int timeout_ms) {
+  enum { pidfd_thread = O_EXCL, most = 256 };
+  struct pollfd entries[most];
+  int open_count = 0;
+  for (int index = 0; index < count && index < most; index++) {
+    int fd = (int)syscall(SYS_pidfd_open, tids[index], pidfd_thread);
+    if (fd >= 0) {
+      entries[open_count++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    } else if (errno != ESRCH) {
+      for (int opened = 0; opened < open_count; opened++) close(entries[opened].fd);
+      return -1;
+    }
+  }
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  long long deadline = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+  int waiting = open_count;
+  while (waiting > 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long left = deadline - ((long long)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+    if (left <= 0) break;
+    int ready = poll(entries, (nfds_t)open_count, (int)left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    for (int index = 0; index < open_count; index++) {
+      if (entries[index].fd >= 0 && entries[index].revents != 0) {
+        close(entries[index].fd);
+        /* A negative fd is skipped by poll: the thread has ended. */
+        entries[index].fd = -1;
+        waiting--;
+      }
+    }
+  }
+  for (int index = 0; index < open_count; index++) {
+    if (entries[index].fd >= 0) close(entries[index].fd);
+  }
+  return waiting == 0 ? 1 : 0;
 }
 
 int pc_input_ledger_create(pc_input_ledger **out) {

@@ -169,6 +169,15 @@ import Testing
     try polite.waitFor("pong") { $0 == .pingResponse(pingID: 1) }
   }
 
+  /// A script's `sleep MS` answers once the time has passed, so the lines after it wait.
+  @Test func sleepAnswersAfterItsTime() throws {
+    defer { stop() }
+    let clock = ContinuousClock()
+    let began = clock.now
+    #expect(try server.perform("sleep 200") == "ok")
+    #expect(clock.now - began >= .milliseconds(200))
+  }
+
   @Test func refusesUnknownControlCommandsWithUsage() {
     defer { stop() }
     #expect(throws: (any Error).self) { try server.perform("press 80:e4:da:71:b6:8e triple") }

@@ -60,13 +60,14 @@ public final class FlicdServer: Sendable {
     log.line("flicd simulator listening on \(configuration.host):\(port)")
   }
 
-  /// Runs one control line and returns its answer. May block (sleep, wait-channel); call it
-  /// from a thread of your own, not from an event loop. `quit` only answers; the caller stops.
+  /// Runs one control line and returns its answer. May wait (sleep, wait-channel) for the
+  /// daemon's loop; call it from a thread of your own, not from an event loop. `quit` only answers; the caller stops.
   public func perform(_ line: String) throws -> String {
     guard let command = try ControlCommand.parse(line) else { return "" }
     switch command {
     case .sleep(let ms):
-      Thread.sleep(forTimeInterval: Double(ms) / 1000)
+      // The daemon's loop answers at the time, like wait-channel: the lines after it wait their turn.
+      try loop.scheduleTask(in: .milliseconds(Int64(ms))) {}.futureResult.wait()
       return "ok"
     case .waitChannel(let address, let timeout):
       let daemon = self.daemon

@@ -190,7 +190,7 @@ struct BridgeState: Sendable {
       Self.set(key, value, on: &light.state)
     }
     if light.state.reachable, let on = valid["on"]?.boolValue { light.state.on = on }
-    lights[id] = light
+    change(id, to: light)
     return results
   }
 
@@ -264,12 +264,21 @@ struct BridgeState: Sendable {
     if let error = errors.first { throw ControlError(error.detail) }
     for (key, value) in valid { Self.set(key, value, on: &light.state) }
     if let on = valid["on"]?.boolValue { light.state.on = on }
-    lights[id] = light
+    change(id, to: light)
   }
 
   mutating func setReachable(_ id: String, _ reachable: Bool) throws(ControlError) {
-    guard lights[id] != nil else { throw ControlError("no light \(id)") }
-    lights[id]?.state.reachable = reachable
+    guard var light = lights[id] else { throw ControlError("no light \(id)") }
+    light.state.reachable = reachable
+    change(id, to: light)
+  }
+
+  /// Stores a light, and says so when its state changed and the settings ask for it (under
+  /// the bridge's lock: the line comes after the change and before the next).
+  private mutating func change(_ id: String, to light: HueLight) {
+    let changed = lights[id]?.state != light.state
+    lights[id] = light
+    if changed && settings.printsLightStates { say("light-state \(id) \(light.state.json.text)") }
   }
 
   func lightJSON(_ id: String) -> JSONValue? { lights[id]?.json }

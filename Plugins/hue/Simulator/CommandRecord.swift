@@ -8,11 +8,14 @@ import Synchronization
 /// `{"t":1732380000.123,"kind":"light","id":"1","body":{"on":true},"outcome":"accepted","errors":0}`.
 /// `t` is seconds since 1970 at arrival; `outcome` is accepted, dropped (over the limit,
 /// answered success), rejected (over the limit, answered 429/503) or invalid (not applied).
+/// With `printed`, each line also goes to standard output after `command `, as it happens.
 final class CommandRecord: Sendable {
   /// Held while a line is written, so lines from concurrent requests never interleave.
   private let file: Mutex<FileHandle?>
+  private let printed: Bool
 
-  init(path: String?) throws {
+  init(path: String?, printed: Bool = false) throws {
+    self.printed = printed
     guard let path else {
       file = Mutex(nil)
       return
@@ -30,7 +33,10 @@ final class CommandRecord: Sendable {
       "t": .number(time), "kind": .string(kind), "id": .string(id), "body": body, "outcome": .string(outcome),
       "errors": .integer(Int64(errors)),
     ]).text
-    file.withLock { $0?.write(Data((line + "\n").utf8)) }
+    file.withLock {
+      $0?.write(Data((line + "\n").utf8))
+      if printed { say("command " + line) }
+    }
   }
 }
 

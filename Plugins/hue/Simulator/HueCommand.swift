@@ -31,6 +31,12 @@ public struct HueCommand: AsyncParsableCommand {
   @Option(help: "Requests in progress at once before answering 503 (0: no limit).") var maxConcurrent: Int = 0
   @Option(help: "Delay before each answer, in milliseconds (a slow bridge).") var latencyMs: Int = 0
   @Option(help: "Append every received command as a JSON line to this file.") var record: String?
+  @Flag(
+    help: ArgumentHelp(
+      "Print every received command ('command' and its record line) and each light's new state "
+        + "('light-state ID JSON') as it happens.",
+      discussion: "For a program that waits on the bridge: the demo does."))
+  var printEvents = false
   @Option(help: "A Unix socket path for control commands.") var control: String?
   @Flag(help: "Do not read control commands from stdin.") var noStdin = false
 
@@ -62,8 +68,10 @@ public struct HueCommand: AsyncParsableCommand {
     }
     let bridge = SimulatedBridge(
       lights: bulbs, groups: groups, usernames: Set(usernames),
-      settings: .init(lightRate: lightRate, groupRate: groupRate, overLimit: OverLimitPolicy(rawValue: overLimit)!),
-      record: try CommandRecord(path: record))
+      settings: .init(
+        lightRate: lightRate, groupRate: groupRate, overLimit: OverLimitPolicy(rawValue: overLimit)!,
+        printsLightStates: printEvents),
+      record: try CommandRecord(path: record, printed: printEvents))
     if linkButtonPressed { bridge.pressLinkButton() }
     bridge.setLatency(milliseconds: latencyMs)
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)

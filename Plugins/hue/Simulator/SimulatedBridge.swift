@@ -12,6 +12,9 @@ final class SimulatedBridge: Sendable {
     var overLimit = OverLimitPolicy.drop
     /// How long a press of the link button allows pairing.
     var linkWindowSeconds = 30.0
+    /// Print each light's new state (`light-state ID JSON`) on standard output, for a program
+    /// that waits on the bridge rather than asking it again and again.
+    var printsLightStates = false
   }
 
   /// An HTTP answer: status and JSON (or HTML for 429/503) body.

@@ -4,7 +4,7 @@ import Foundation
 /// `patchbay-hue` (run as `patchbay hue`): helpers for the hue plugin. It ships with the
 /// plugin, so the hub's own binary links no HTTP client.
 @main
-struct HueHelperCommand: ParsableCommand {
+struct HueHelperCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "patchbay hue", abstract: "Pair with a Hue bridge.", subcommands: [HuePairCommand.self])
 }

@@ -8,7 +8,7 @@ import PatchbayValues
 /// `patchbay hue pair BRIDGE`: the link-button flow. Asks the bridge for a username, which it
 /// refuses (error 101) until its link button was pressed; retries about once a second until
 /// then, and prints the config snippet with the new username.
-struct HuePairCommand: ParsableCommand {
+struct HuePairCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pair",
     abstract: "Get a username from a Hue bridge: run this, then press the bridge's link button.",
@@ -21,7 +21,7 @@ struct HuePairCommand: ParsableCommand {
   @Option(help: "How this client is named in the bridge's app list (APP#DEVICE, at most 40 characters).")
   var deviceType = "patchbay#\(ProcessInfo.processInfo.hostName.prefix(30))"
 
-  func run() throws {
+  func run() async throws {
     let address: BridgeAddress
     do throws(BridgeAddressError) {
       address = try BridgeAddress(parsing: bridge)
@@ -30,12 +30,21 @@ struct HuePairCommand: ParsableCommand {
       throw ExitCode(2)
     }
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    defer { try? client.syncShutdown() }
+    do {
+      try await pair(client, address)
+    } catch {
+      try? await client.shutdown()
+      throw error
+    }
+    try? await client.shutdown()
+  }
+
+  private func pair(_ client: HTTPClient, _ address: BridgeAddress) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     var asked = false
     var lastProblem: String?
     while true {
-      switch attempt(client, address) {
+      switch await attempt(client, address) {
       case .paired(let username):
         say("Paired with the bridge at \(address).")
         say("")
@@ -64,7 +73,8 @@ struct HuePairCommand: ParsableCommand {
         printError("not paired: \(lastProblem ?? "no answer")")
         throw ExitCode(1)
       }
-      Thread.sleep(forTimeInterval: 1)
+      // The bridge only says whether its button was pressed when asked again: ask once a second.
+      try await Task.sleep(for: .seconds(1))
     }
   }
 
@@ -74,14 +84,14 @@ struct HuePairCommand: ParsableCommand {
     case failed(String, retry: Bool)
   }
 
-  private func attempt(_ client: HTTPClient, _ address: BridgeAddress) -> Outcome {
+  private func attempt(_ client: HTTPClient, _ address: BridgeAddress) async -> Outcome {
     let body = JSONValue.sortedObject(["devicetype": .string(String(deviceType.prefix(40)))]).text
     let response: HTTPClient.Response
     do {
       let request = try HTTPClient.Request(
         url: address.baseURL + "/api", method: .POST, headers: ["Content-Type": "application/json"], body: .string(body)
       )
-      response = try client.execute(request: request, deadline: .now() + .seconds(5)).wait()
+      response = try await client.execute(request: request, deadline: .now() + .seconds(5)).get()
     } catch {
       return .failed("no answer (\(error))", retry: true)
     }

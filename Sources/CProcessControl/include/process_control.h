@@ -39,6 +39,11 @@ void pc_host_exit_is_deliberate(void);
  * readability). Returns 1 when it has ended, 0 on timeout, -1 when it cannot tell. */
 int pc_wait_for_end(pid_t pid, int timeout_ms);
 
+/* Waits up to `timeout_ms` for the threads `tids` of this process to end (one pidfd per
+ * thread, PIDFD_THREAD, polled for readability; at most the first 256). Returns 1 when they
+ * have all ended, 0 on timeout, -1 when the kernel cannot tell (PIDFD_THREAD is Linux 6.9+). */
+int pc_wait_for_threads_end(const pid_t *tids, int count, int timeout_ms);
+
 /* The input ledger: two counters in a page shared by the hub and one plugin host (a memfd,
  * fd 4 in the host). The host counts inputs it took off the socket and inputs whose receive
  * returned; when the host dies, the hub reads them to tell the inputs the plugin never saw

@@ -26,10 +26,9 @@ final class LiveValues: Sendable {
 
   init(hub: HubClient) { self.hub = hub }
 
+  /// Follows the hub for the life of the process.
   func start() {
-    let thread = Thread { [self] in followHub() }
-    thread.name = "patchbay-web-watch"
-    thread.start()
+    Task { await followHub() }
   }
 
   var hubUp: Bool { state.withLock { $0.hubUp } }
@@ -86,27 +85,41 @@ final class LiveValues: Sendable {
     for continuation in targets { continuation.yield(event) }
   }
 
-  /// Runs for the life of the process on its own thread (the control client blocks).
-  private func followHub() {
-    var delay = 0.5
+  /// Connects, follows the hub until it goes away, and tries again after a back-off.
+  private func followHub() async {
+    var delay = Duration.milliseconds(500)
     while true {
-      // A hub older than protocol 2 refuses `values` but is up: then nothing is seeded.
-      if let seeded = try? ControlClient.request(ControlRequest(command: .values), socket: hub.socket) {
-        state.withLock { state in
-          for entry in seeded.values ?? [] where state.last[entry.address] == nil {
-            state.last[entry.address] = entry.value
-          }
-        }
-        publish(.hub(up: true))
-        delay = 0.5
-        try? ControlClient.watch(pattern: "*", socket: hub.socket) { line in
-          if !line.hasPrefix("#") { publish(.value(line)) }
-        }
-      }
+      if await watchOnOwnThread() { delay = .milliseconds(500) }
       if hubUp { publish(.hub(up: false)) }
       // Back-off between attempts: the hub may be restarting or stopped for a while.
-      Thread.sleep(forTimeInterval: delay)
-      delay = min(delay * 2, 10)
+      try? await Task.sleep(for: delay)
+      delay = min(delay * 2, .seconds(10))
     }
+  }
+
+  /// One connection, on a thread of its own (the control client blocks); whether it reached the hub.
+  private func watchOnOwnThread() async -> Bool {
+    await withCheckedContinuation { continuation in
+      let thread = Thread { [self] in continuation.resume(returning: watchHub()) }
+      thread.name = "patchbay-web-watch"
+      thread.start()
+    }
+  }
+
+  private func watchHub() -> Bool {
+    // A hub older than protocol 2 refuses `values` but is up: then nothing is seeded.
+    guard let seeded = try? ControlClient.request(ControlRequest(command: .values), socket: hub.socket) else {
+      return false
+    }
+    state.withLock { state in
+      for entry in seeded.values ?? [] where state.last[entry.address] == nil {
+        state.last[entry.address] = entry.value
+      }
+    }
+    publish(.hub(up: true))
+    try? ControlClient.watch(pattern: "*", socket: hub.socket) { line in
+      if !line.hasPrefix("#") { publish(.value(line)) }
+    }
+    return true
   }
 }

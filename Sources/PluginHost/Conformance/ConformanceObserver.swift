@@ -1,3 +1,5 @@
+import CProcessControl
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,6 +31,8 @@ final class ConformanceObserver: Sendable {
   let afterStopMs: Int
   private let baseline = Mutex<ThreadCensus?>(nil)
   private let violations = Mutex<[Rule: Int]>([:])
+  /// The window being watched: the rules whose violation ends it, and what wakes its waiter.
+  private let watching = Mutex<(rules: Set<Rule>, woken: DispatchSemaphore)?>(nil)
 
   init(afterStopMs: Int) { self.afterStopMs = afterStopMs }
 
@@ -74,25 +78,50 @@ final class ConformanceObserver: Sendable {
       return counts[rule]!
     }
     if count <= 3 { report.write("violation", rule.rawValue, detail) }
+    watching.withLock { window in
+      if let window, window.rules.contains(rule) { window.woken.signal() }
+    }
+  }
+
+  /// Watches the plugin for `milliseconds`, or until it breaks one of `rules`: a conforming
+  /// plugin shows nothing, so only its misstep can end the window early.
+  func watch(for rules: Set<Rule>, milliseconds: Int) {
+    let woken = DispatchSemaphore(value: 0)
+    watching.withLock { $0 = (rules, woken) }
+    _ = woken.wait(timeout: .now() + .milliseconds(max(0, milliseconds)))
+    watching.withLock { $0 = nil }
   }
 
   /// After stop() returned: the plugin's threads must not publish any more; watch them.
   func stopReturned() {
     report.write("stopped")
-    usleep(UInt32(afterStopMs) * 1000)
+    watch(for: [.noPublishAfterStop], milliseconds: afterStopMs)
   }
 
   /// After destroy(): the plugin's threads must be gone. They may still be ending, so the
-  /// census is repeated until they are or the watch is over.
+  /// census waits for the end of those it found (and of any they started meanwhile).
   func destroyed() {
     if let baseline = baseline.withLock({ $0 }) {
-      var left = ThreadCensus.take().added(since: baseline)
-      var waited = 0
-      while !left.isEmpty && waited < afterStopMs {
-        usleep(20_000)
-        waited += 20
-        left = ThreadCensus.take().added(since: baseline)
+      let deadline = ContinuousClock.now + .milliseconds(afterStopMs)
+      var census = ThreadCensus.take()
+      while !census.added(since: baseline).isEmpty {
+        let left = deadline - .now
+        guard left > .zero else { break }
+        let milliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+        let ids = census.addedIDs(since: baseline)
+        let ended = ids.withUnsafeBufferPointer {
+          pc_wait_for_threads_end($0.baseAddress, Int32($0.count), Int32(max(1, milliseconds)))
+        }
+        if ended == 0 { break }
+        if ended < 0 {
+          // Before Linux 6.9 a thread's end has no event: the rest of the window is waited out once.
+          watch(for: [], milliseconds: milliseconds)
+          census = ThreadCensus.take()
+          break
+        }
+        census = ThreadCensus.take()
       }
+      let left = census.added(since: baseline)
       report.write("threads", String(left.count), left.joined(separator: ", "))
     }
     report.write("done")

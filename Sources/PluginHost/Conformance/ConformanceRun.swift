@@ -94,7 +94,7 @@ enum ConformanceRun {
         runtime.handle(.input(port: UInt32(index), value: sample(of: port.type)))
       }
       // The plugin at work: its timers and threads publish now, if they do.
-      usleep(UInt32(observeMs) * 1000)
+      observer.watch(for: [.publishMatchesPort, .portsDeclaredInCreate], milliseconds: observeMs)
     }
     // Stop and destroy, then the last report lines and the end of the process.
     runtime.handle(.stop)

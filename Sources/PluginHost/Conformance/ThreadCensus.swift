@@ -26,8 +26,14 @@ struct ThreadCensus: Sendable {
   /// belongs to the runtime (the host's queues, Swift concurrency), not to the plugin, and its
   /// workers name themselves after their root queue ("com.apple.root.default-qos...").
   func added(since baseline: ThreadCensus) -> [String] {
-    threads.filter { baseline.threads[$0.key] == nil && !$0.value.contains("qos") }
-      .sorted { $0.key < $1.key }.map { "\($0.value) (tid \($0.key))" }
+    addedThreads(since: baseline).map { "\($0.value) (tid \($0.key))" }
+  }
+
+  /// The thread ids of `added(since:)`.
+  func addedIDs(since baseline: ThreadCensus) -> [Int32] { addedThreads(since: baseline).map(\.key) }
+
+  private func addedThreads(since baseline: ThreadCensus) -> [(key: Int32, value: String)] {
+    threads.filter { baseline.threads[$0.key] == nil && !$0.value.contains("qos") }.sorted { $0.key < $1.key }
   }
 
   private static func comm(of task: String) -> String {

@@ -71,6 +71,7 @@ public struct DemoCommand: ParsableCommand {
     try hue.waitForLine(containing: "control socket ", within: 60)
     for (light, state) in PartyStory.lightsBefore { _ = try sendControl(work + "/hue.sock", "set \(light) \(state)") }
     let lightsBefore = try PartyStory.lightStates(control: work + "/hue.sock")
+    let events = HueEvents(simulator: hue, control: work + "/hue.sock")
 
     var hub = try startHub(tools: tools, config: config, work: work)
     defer { _ = try? hub.terminate() }
@@ -95,27 +96,23 @@ public struct DemoCommand: ParsableCommand {
     try step(
       "4. Single click after the restart: back to the first scene", flicd, "single", homebridge,
       expect: "scene 'Good Morning' ran", settled: "setValue ws_morning.On = false")
-    let record = HueRecord(path: work + "/hue.jsonl")
-    record.refresh()
-    var mark = record.lines.count
+    var mark = events.mark
     try step(
       "5. Double click: party mode, and the HomeKit party switch shows it", flicd, "double", homebridge,
       expect: "setValue party.On = true")
     say("   The Hue bridge takes one group command a second; each step moves the hue 15°:")
-    try record.waitFor(5, after: mark, matching: { $0.hasPrefix("group ") }) { say("    hue     | \($0)") }
+    try events.waitForCommands(5, after: mark, matching: { $0.hasPrefix("group ") }) { say("    hue     | \($0)") }
 
-    record.refresh()
-    mark = record.lines.count
+    mark = events.mark
     try step(
       "6. Hold: everything off, and the party gives each light its state back", flicd, "hold", homebridge,
       expect: "setValue party.On = false")
     // Three restores, and light 3 (off before the party) turned off once its color is back.
-    try record.waitFor(4, after: mark, matching: { $0.hasPrefix("light ") }) { say("    hue     | \($0)") }
-    try PartyStory.waitUntilRestored(lightsBefore, control: work + "/hue.sock")
+    try events.waitForCommands(4, after: mark, matching: { $0.hasPrefix("light ") }) { say("    hue     | \($0)") }
+    try PartyStory.waitUntilRestored(lightsBefore, events: events)
     say("   Every light is back as it was:")
     for (light, state) in lightsBefore.sorted(by: { $0.key < $1.key }) { say("    hue     | light \(light): \(state)") }
-    record.refresh()
-    let outcomes = PartyStory.outcomes(record.lines)
+    let outcomes = PartyStory.outcomes(events.commands())
     let over = outcomes["dropped", default: 0] + outcomes["rejected", default: 0]
     say(
       "   The bridge accepted \(outcomes["accepted", default: 0]) commands and dropped or refused \(over) "

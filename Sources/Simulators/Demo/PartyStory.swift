@@ -14,7 +14,7 @@ enum PartyStory {
   static func simulatorArguments(directory: String) -> [String] {
     [
       "hue", "--port", "0", "--lights", "3", "--group", "bedroom=1,2,3", "--username", username,
-      "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl", "--no-stdin",
+      "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl", "--print-events", "--no-stdin",
     ]
   }
 
@@ -83,14 +83,8 @@ enum PartyStory {
   }
 
   /// Waits until the simulator's lights are as they were before the party.
-  static func waitUntilRestored(_ before: [String: String], control: String, within seconds: Double = 60) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    var now = try lightStates(control: control)
-    while now != before {
-      guard Date() < deadline else { throw DemoError("the lights are \(now), not back to \(before)") }
-      usleep(200_000)
-      now = try lightStates(control: control)
-    }
+  static func waitUntilRestored(_ before: [String: String], events: HueEvents) throws {
+    try events.waitForLights { $0 == before }
   }
 
   /// How many recorded commands had each outcome (accepted, dropped, rejected, invalid).
@@ -123,39 +117,5 @@ enum PartyStory {
     if let bri = (body["bri"] as? NSNumber)?.doubleValue { parts.append("bri \(Int((bri * 100 / 254).rounded())) %") }
     if let ct = (body["ct"] as? NSNumber)?.intValue { parts.append("ct \(ct)") }
     return parts.joined(separator: ", ")
-  }
-}
-
-/// The simulator's record of accepted commands, read as it grows.
-final class HueRecord {
-  let path: String
-  private(set) var lines: [String] = []
-
-  init(path: String) { self.path = path }
-
-  func refresh() {
-    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    lines = text.split(separator: "\n").map(String.init)
-  }
-
-  /// Waits until `count` accepted commands matching `matches` came after line `after`, printing
-  /// each as it arrives; returns them.
-  @discardableResult
-  func waitFor(
-    _ count: Int, after: Int, within seconds: Double = 60, matching matches: (String) -> Bool, show: (String) -> Void
-  ) throws -> [String] {
-    let deadline = Date().addingTimeInterval(seconds)
-    var shown = 0
-    while true {
-      refresh()
-      let found = lines.dropFirst(after).compactMap(PartyStory.describe(recordLine:)).filter(matches)
-      for line in found.dropFirst(shown).prefix(count - shown) { show(line) }
-      shown = min(found.count, count)
-      if shown >= count { return Array(found.prefix(count)) }
-      guard Date() < deadline else {
-        throw DemoError("the Hue simulator did not accept \(count) such commands within \(Int(seconds)) s")
-      }
-      usleep(100_000)
-    }
   }
 }

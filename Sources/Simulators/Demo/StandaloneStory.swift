@@ -9,7 +9,8 @@ enum StandaloneStory {
   static func simulatorArguments(directory: String) -> [String] {
     [
       "hue", "--port", "0", "--lights", "3", "--group", "bedroom=1,2", "--group", "hall=3", "--username",
-      PartyStory.username, "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl", "--no-stdin",
+      PartyStory.username, "--control", directory + "/hue.sock", "--record", directory + "/hue.jsonl",
+      "--print-events", "--no-stdin",
     ]
   }
 
@@ -91,6 +92,7 @@ enum StandaloneStory {
     try flicd.waitForLine(containing: "control socket ", within: 60)
     try hue.waitForLine(containing: "control socket ", within: 60)
     for light in ["1", "2", "3"] { _ = try sendControl(work + "/hue.sock", "set \(light) on=false") }
+    let events = HueEvents(simulator: hue, control: work + "/hue.sock")
     let hub = try ChildProcess.demo(
       "hub", tools.patchbay, ["run", "--config", configPath], show: { _ in false }, logFile: work + "/hub.log")
     defer { _ = try? hub.terminate() }
@@ -101,33 +103,26 @@ enum StandaloneStory {
     DemoOutput.say("")
     DemoOutput.say("1. Single click: scene good_morning, the bedroom lights come on")
     _ = try sendControl(work + "/flicd.sock", "press \(BedsideStory.buttonAddress) single")
-    try waitForLights(work, ["1": true, "2": true, "3": false])
+    try waitForLights(events, ["1": true, "2": true, "3": false])
     DemoOutput.say("")
     DemoOutput.say("2. Single click again: scene good_night, everything off")
     _ = try sendControl(work + "/flicd.sock", "press \(BedsideStory.buttonAddress) single")
-    try waitForLights(work, ["1": false, "2": false, "3": false])
+    try waitForLights(events, ["1": false, "2": false, "3": false])
     DemoOutput.say("")
     DemoOutput.say("3. The clock: at \(dusk) (standing in for sunset - 30 min) scene hall_evening lights the hall")
-    try waitForLights(work, ["1": false, "2": false, "3": true], within: 90)
+    try waitForLights(events, ["1": false, "2": false, "3": true], within: 90)
     DemoOutput.say("")
     DemoOutput.say("Demo complete: flicd -> flic plugin -> route -> scene -> hue plugin -> Hue bridge, and the clock")
     DemoOutput.say("-> schedule plugin -> route -> scene, with no HomeKit in between.")
   }
 
   /// Waits until each light is on or off as given, and shows it.
-  static func waitForLights(_ work: String, _ wanted: [String: Bool], within seconds: Double = 60) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while true {
-      let states = try PartyStory.lightStates(control: work + "/hue.sock")
-      let matches = wanted.allSatisfy { id, on in states[id]?.hasPrefix(on ? "on" : "off") == true }
-      if matches {
-        for (id, state) in states.sorted(by: { $0.key < $1.key }) {
-          DemoOutput.say("    hue     | light \(id): \(state)")
-        }
-        return
-      }
-      guard Date() < deadline else { throw DemoError("the lights are \(states), not \(wanted)") }
-      usleep(200_000)
+  static func waitForLights(_ events: HueEvents, _ wanted: [String: Bool], within seconds: Double = 60) throws {
+    let states = try events.waitForLights(within: seconds) { states in
+      wanted.allSatisfy { id, on in states[id]?.hasPrefix(on ? "on" : "off") == true }
+    }
+    for (id, state) in states.sorted(by: { $0.key < $1.key }) {
+      DemoOutput.say("    hue     | light \(id): \(state)")
     }
   }
 }
