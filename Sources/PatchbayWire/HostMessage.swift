@@ -44,7 +44,7 @@ public enum HostMessage: Sendable, Equatable {
   case heartbeat(sequence: UInt64)
   case stopped
   /// How many of the plugin's calls the host has refused so far (bad values, wrong port or
-  /// lifecycle state); sent at most once a second, when it changed.
+  /// lifecycle state); sent at most once a second when it changed, and once more at stop.
   case refusals(total: UInt64)
   /// The host's back-pressure on the plugin so far: event publishes answered PB_ERR_BUSY, and
   /// publishes (or `wait_for_room` calls) that waited for room; sent like `refusals`.
