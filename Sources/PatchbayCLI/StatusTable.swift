@@ -6,8 +6,8 @@ enum StatusTable {
   static func render(_ status: HubStatus) -> String {
     var lines = ["patchbay \(status.version), pid \(status.pid), up \(duration(status.uptimeSeconds))", ""]
     let header = [
-      "INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "WAITS", "REFUSED", "RESTARTS",
-      "PEER",
+      "INSTANCE", "PLUGIN", "STATE", "PID", "UPTIME", "IN", "OUT", "QUEUE", "DROPS", "WAITS", "BUSY", "HOSTWAITS",
+      "REFUSED", "RESTARTS", "PEER",
     ]
     var rows = [header]
     for instance in status.instances {
@@ -15,7 +15,8 @@ enum StatusTable {
         instance.name, instance.plugin, instance.phase.rawValue, instance.pid.map(String.init) ?? "-",
         instance.uptimeSeconds.map(duration) ?? "-", String(instance.messagesIn), String(instance.messagesOut),
         String(instance.queueDepth), String(instance.drops), String(instance.backPressureWaits),
-        String(instance.refusals), String(instance.restarts),
+        String(instance.publishBusy), String(instance.publishWaits), String(instance.refusals),
+        String(instance.restarts),
         instance.peer ?? "-",
       ])
     }

@@ -44,11 +44,16 @@ public enum HostMessage: Sendable, Equatable {
   case heartbeat(sequence: UInt64)
   case stopped
   /// How many of the plugin's calls the host has refused so far (bad values, wrong port or
-  /// lifecycle state); sent at most once a second, when it changed.
+  /// lifecycle state); sent at most once a second when it changed, and once more at stop.
   case refusals(total: UInt64)
+  /// The host's back-pressure on the plugin so far: event publishes answered PB_ERR_BUSY, and
+  /// publishes (or `wait_for_room` calls) that waited for room; sent like `refusals`.
+  case publishPressure(busy: UInt64, waits: UInt64)
 
+  /// Append-only: a new kind takes the next number, older numbers never change.
   enum Tag: UInt8 {
     case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped, refusals
+    case publishPressure
   }
 
   /// Most ports a plugin may declare.
@@ -103,6 +108,10 @@ public enum HostMessage: Sendable, Equatable {
     case .refusals(let total):
       header(.refusals)
       writer.u64(total)
+    case .publishPressure(let busy, let waits):
+      header(.publishPressure)
+      writer.u64(busy)
+      writer.u64(waits)
     }
     return writer.bytes
   }
@@ -144,6 +153,7 @@ public enum HostMessage: Sendable, Equatable {
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stopped: message = .stopped
     case .refusals: message = .refusals(total: try reader.u64())
+    case .publishPressure: message = .publishPressure(busy: try reader.u64(), waits: try reader.u64())
     }
     try reader.expectEnd()
     return message

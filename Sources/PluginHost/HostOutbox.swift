@@ -29,6 +29,14 @@ final class HostOutbox: Sendable {
     case closed
   }
 
+  /// The back-pressure this host put on the plugin's event publishes, for `status`.
+  struct Pressure: Equatable {
+    /// Publishes answered `.busy`.
+    var busy: UInt64 = 0
+    /// Publishes that blocked for room (buffer or socket full), and `waitForRoom` calls that waited.
+    var waits: UInt64 = 0
+  }
+
   private struct Entry {
     /// nil: a state value replaced by a newer one of its port, skipped by the writer.
     var frame: [UInt8]?
@@ -48,6 +56,8 @@ final class HostOutbox: Sendable {
     var closed = false
     var roomWaiters = 0
     var drainWaiters = 0
+    /// Counted under the lock the publish takes anyway: no cost of its own per event.
+    var pressure = Pressure()
 
     var isEmpty: Bool { head == entries.count }
     var nextSequence: UInt64 { headSequence + UInt64(entries.count - head) }
@@ -96,6 +106,9 @@ final class HostOutbox: Sendable {
 
   init(socket: PacketSocket) { self.socket = socket }
 
+  /// The totals so far (this process).
+  var pressure: Pressure { state.withLock { $0.pressure } }
+
   /// A frame other than a published value (a reply, a log line). False once the hub is gone.
   @discardableResult
   func send(_ frame: [UInt8]) -> Bool {
@@ -121,10 +134,20 @@ final class HostOutbox: Sendable {
   /// event flood measured about 20 % slower through the writer). Other frames wait for the lock
   /// meanwhile, as they would have waited for the full socket.
   func publishEvent(_ frame: [UInt8], busyAllowed: Bool) -> PublishOutcome {
+    var waited = false
     while true {
       let outcome: PublishOutcome? = state.withLock { state in
         if state.closed { return .closed }
         if !busyAllowed, state.isEmpty {
+          // Tried first without blocking only to count a wait: the same one send when there is room.
+          switch socket.trySend(frame) {
+          case .sent: return .taken
+          case .closed:
+            state.close()
+            return .closed
+          case .wouldBlock:
+            if !waited { state.pressure.waits += 1 }
+          }
           guard socket.send(frame) else {
             state.close()
             return .closed
@@ -132,7 +155,11 @@ final class HostOutbox: Sendable {
           return .taken
         }
         guard state.events < Self.eventBound else {
-          if busyAllowed { return .busy }
+          if busyAllowed {
+            state.pressure.busy += 1
+            return .busy
+          }
+          if !waited { state.pressure.waits += 1 }
           state.roomWaiters += 1
           return nil
         }
@@ -140,6 +167,7 @@ final class HostOutbox: Sendable {
         return state.closed ? .closed : .taken
       }
       if let outcome { return outcome }
+      waited = true
       room.wait()
     }
   }
@@ -149,13 +177,16 @@ final class HostOutbox: Sendable {
   func waitForRoom(timeout: UInt64) -> Bool {
     let deadline: DispatchTime =
       timeout == .max ? .distantFuture : .now() + .nanoseconds(Int(min(timeout, UInt64(Int.max))))
+    var waited = false
     while true {
       let ready = state.withLock { state in
         if state.closed || state.events < Self.eventBound { return true }
+        if !waited { state.pressure.waits += 1 }
         state.roomWaiters += 1
         return false
       }
       if ready { return true }
+      waited = true
       if room.wait(timeout: deadline) == .timedOut {
         // A signal already sent for this waiter stays in the semaphore and wakes another
         // waiter once for nothing; every waiter checks again.

@@ -41,6 +41,8 @@ final class HostRuntime: Sendable {
     /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
     var refusals: UInt64 = 0
     var refusalsReported: UInt64 = 0
+    /// The outbox's back-pressure totals the hub was last told.
+    var pressureReported = HostOutbox.Pressure()
     var refusalLog = LogBudget(burst: 3, interval: 10)
     var pluginLog = LogBudget(burst: 200, interval: 10)
   }
@@ -75,7 +77,7 @@ final class HostRuntime: Sendable {
   /// Once a second, for the life of the process (the runtime is never released).
   private func scheduleHousekeeping() {
     housekeeping.asyncAfter(deadline: .now() + 1) { [unowned self] in
-      reportRefusalsAndSummaries()
+      reportCountsAndSummaries()
       scheduleHousekeeping()
     }
   }
@@ -96,13 +98,21 @@ final class HostRuntime: Sendable {
     if admitted { log(level, message()) }
   }
 
-  /// Once a second: the refusal count for `status`, and the summaries of suppressed lines.
-  private func reportRefusalsAndSummaries() {
+  /// Once a second, and at stop (on the housekeeping queue, so totals go out in order): the
+  /// refusal and back-pressure counts for `status`, each only when it changed (a flood adds
+  /// no frame per event), and the summaries of suppressed lines.
+  private func reportCountsAndSummaries() {
     let now = Self.now()
-    let (total, changed, summaries) = shared.withLock {
+    let pressure = outbox.pressure
+    let (total, changed, pressureChanged, summaries) = shared.withLock {
       let changed = $0.refusals != $0.refusalsReported
       $0.refusalsReported = $0.refusals
-      return ($0.refusals, changed, $0.refusalLog.dueSummaries(now: now) + $0.pluginLog.dueSummaries(now: now))
+      let pressureChanged = pressure != $0.pressureReported
+      $0.pressureReported = pressure
+      return (
+        $0.refusals, changed, pressureChanged,
+        $0.refusalLog.dueSummaries(now: now) + $0.pluginLog.dueSummaries(now: now)
+      )
     }
     for summary in summaries {
       outbox.send(
@@ -113,6 +123,9 @@ final class HostRuntime: Sendable {
         ).encode())
     }
     if changed { outbox.send(HostMessage.refusals(total: total).encode()) }
+    if pressureChanged {
+      outbox.send(HostMessage.publishPressure(busy: pressure.busy, waits: pressure.waits).encode())
+    }
   }
 
   // MARK: Messages from the hub (called on the reader thread; work moves to the plugin queue)
@@ -249,6 +262,8 @@ final class HostRuntime: Sendable {
       if let call { conformance?.callbackEnded(call) }
     }
     conformance?.destroyed()
+    // The last second's counts, so a restart after a flood carries them into the next process's.
+    housekeeping.sync { reportCountsAndSummaries() }
     outbox.send(HostMessage.stopped.encode())
     guard shouldExit else { return }
     // What the plugin published before stop() returned reaches the hub before the process ends.

@@ -4,7 +4,11 @@ import Testing
 
 /// An event route between healthy instances never drops: a producer that floods a consumer
 /// with a small queue is slowed down (its publishes wait) and every event arrives, in order.
+/// `status` shows the hub's waits (`backPressureWaits`) and its plugin host's back-pressure
+/// apart: publishes answered PB_ERR_BUSY (`publishBusy`) and waits for room (`publishWaits`).
 @Suite(.serialized) struct BackPressureTests {
+  /// The Swift kit's `publish` (which declares PB_PLUGIN_PUBLISH_BUSY) is told BUSY by its host
+  /// and waits for room itself; `patchbay status` shows both.
   @Test func aFloodIntoASmallQueueArrivesWholeAndInOrder() throws {
     let count = 5_000
     let (harness, source) = try floodIntoSlowSink(count: count) { _ in
@@ -13,6 +17,21 @@ import Testing
     #expect((source?["backPressureWaits"] as? Int ?? 0) > 0, "\(String(describing: source))")
     // The producer was slowed, not killed: its answers waited behind its own publishes.
     #expect(source?["restarts"] as? Int == 0)
+    try hostPressure(of: harness) { $0.busy > 0 && $0.waits > 0 }
+    // A deliberate stop reports the last counts, so after a restart they are final.
+    try restartSource(of: harness)
+    let final = try #require(Self.hostPressure(try harness.instanceStatus("source")))
+    #expect(final.waits <= final.busy, "one wait at most per BUSY answer: \(final)")
+    let table = try harness.cli("status")
+    #expect(table.status == 0)
+    let header = try #require(table.output.split(separator: "\n").first { $0.hasPrefix("INSTANCE") })
+    #expect(header.contains(" WAITS ") && header.contains(" BUSY ") && header.contains(" HOSTWAITS "), "\(header)")
+    let row = try #require(table.output.split(separator: "\n").first { $0.hasPrefix("source ") })
+    let cells = row.split(separator: " ")
+    let columns = header.split(separator: " ")
+    let busyCell = try #require(columns.firstIndex(of: "BUSY"))
+    #expect(cells[busyCell] == "\(final.busy)", "\(table.output)")
+    #expect(cells[busyCell + 1] == "\(final.waits)", "\(table.output)")
     try harness.stop()
   }
 
@@ -26,8 +45,11 @@ import Testing
     }
     try harness.process!.waitForLine(containing: "flood-try: \(count) published")
     let line = try #require(harness.process!.lines.first { $0.contains("flood-try: \(count) published") })
-    #expect(Self.number(before: " times busy", in: line) ?? 0 > 0, "\(line)")
+    let busy = try #require(Self.number(before: " times busy", in: line))
+    #expect(busy > 0, "\(line)")
     #expect((source?["backPressureWaits"] as? Int ?? 0) > 0, "\(String(describing: source))")
+    // The host counted exactly the BUSY answers the plugin saw.
+    try hostPressure(of: harness) { $0.busy == busy }
     try harness.stop()
   }
 
@@ -39,8 +61,17 @@ import Testing
     }
     try harness.process!.waitForLine(containing: "flooded \(count):")
     let line = try #require(harness.process!.lines.first { $0.contains("flooded \(count):") })
-    #expect(Self.number(before: " busy", in: line) ?? 0 > 0, "\(line)")
+    let busy = try #require(Self.number(before: " busy", in: line))
+    #expect(busy > 0, "\(line)")
     #expect(line.contains(" 0 failed"), "\(line)")
+    // Exactly the BUSY answers the plugin saw; it waited for room after them (not always: the
+    // room may come between the answer and its wait_for_room call).
+    let reported = try hostPressure(of: harness) { $0.busy == busy && $0.waits > 0 }
+    #expect(reported.waits <= busy, "\(reported)")
+    // The counts span the instance's processes: a restart keeps them.
+    try restartSource(of: harness)
+    let kept = try #require(Self.hostPressure(try harness.instanceStatus("source")))
+    #expect(kept.busy == busy && kept.waits >= reported.waits, "\(kept)")
     try harness.stop()
   }
 
@@ -58,6 +89,9 @@ import Testing
     #expect(line.contains("0 busy, 0 failed"), "\(line)")
     #expect((source?["backPressureWaits"] as? Int ?? 0) > 0, "\(String(describing: source))")
     #expect(source?["restarts"] as? Int == 0)
+    // Its host never answers BUSY; its publish blocked for room instead.
+    let reported = try hostPressure(of: harness) { $0.waits > 0 }
+    #expect(reported.busy == 0, "\(reported)")
     try harness.stop()
   }
 
@@ -94,6 +128,35 @@ import Testing
     #expect(try harness.instanceStatus("sink")?["drops"] as? Int == 0)
     #expect(!harness.process!.lines.contains { $0.contains("not answering heartbeats") }, "\(harness.process!.output)")
     return (harness, try harness.instanceStatus("source"))
+  }
+
+  /// The source's host-side counts (`publishBusy`, `publishWaits`) once `reached` holds: the
+  /// host reports them about once a second.
+  @discardableResult
+  private func hostPressure(of harness: HubUnderTest, _ reached: (HostPressure) -> Bool) throws -> HostPressure {
+    var last: HostPressure?
+    try eventually("the source's host back-pressure counts; last \(String(describing: last))", within: 60) {
+      last = Self.hostPressure(try harness.instanceStatus("source"))
+      return last.map(reached) ?? false
+    }
+    return try #require(last)
+  }
+
+  /// `patchbay restart source`, until its new process runs.
+  private func restartSource(of harness: HubUnderTest) throws {
+    let pid = try #require(try harness.pid(of: "source"))
+    #expect(try harness.cli("restart", "source").status == 0)
+    try eventually("source restarted", within: 60) { try harness.pid(of: "source").map { $0 != pid } ?? false }
+  }
+
+  struct HostPressure: Equatable {
+    var busy: Int
+    var waits: Int
+  }
+
+  private static func hostPressure(_ status: [String: Any]?) -> HostPressure? {
+    guard let busy = status?["publishBusy"] as? Int, let waits = status?["publishWaits"] as? Int else { return nil }
+    return HostPressure(busy: busy, waits: waits)
   }
 
   /// The integer that ends just before `suffix` in `line`.

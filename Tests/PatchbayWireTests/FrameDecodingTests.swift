@@ -19,12 +19,22 @@ import Testing
     .log(level: 4, message: "careful"),
     .heartbeat(sequence: 99),
     .stopped,
+    .refusals(total: 7),
+    .publishPressure(busy: 1_000_000, waits: 3),
   ]
 
   @Test func everyHostMessageRoundTrips() throws {
     for message in Self.samples {
       #expect(try HostMessage.decode(message.encode()) == message)
     }
+  }
+
+  /// Kinds are numbered append-only: a host and hub of different builds agree on the old ones.
+  @Test func hostMessageKindNumbersNeverChange() throws {
+    #expect(HostMessage.stopped.encode()[1] == 9)
+    #expect(HostMessage.refusals(total: 1).encode()[1] == 10)
+    let pressure = HostMessage.publishPressure(busy: 0x0102, waits: 5).encode()
+    #expect(pressure == [1, 11, 0, 0, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0])
   }
 
   @Test func everyHubMessageRoundTrips() throws {
@@ -81,7 +91,7 @@ import Testing
         frame[0] = 1
         frame[2] = 0
         frame[3] = 0
-        frame[1] = UInt8.random(in: 1...9, using: &generator)
+        frame[1] = UInt8.random(in: 1...11, using: &generator)
       }
       if (try? HostMessage.decode(frame)) != nil { accepted += 1 }
       _ = try? HubMessage.decode(frame)

@@ -19,6 +19,7 @@ import Testing
     let instances = status.object["instances"] as? [[String: Any]] ?? []
     #expect(instances.first?["name"] as? String == "probe")
     #expect(instances.first?["plugin"] as? String == "example-swift")
+    #expect(instances.first?["publishBusy"] as? Int == 0 && instances.first?["publishWaits"] as? Int == 0)
     #expect((status.object["hub"] as? [String: Any])?["protocolVersion"] as? Int == 2)
     try eventually("probe running") {
       try HTTPCall.get(base + "/api/status").body.contains(#""state":"running""#)
@@ -105,6 +106,7 @@ import Testing
       "patchbay_hub_up 1", "# TYPE patchbay_hub_uptime_seconds gauge", "patchbay_instance_queue_depth{",
       "patchbay_instance_backpressure_waits_total{", "patchbay_instance_refusals_total{",
       "patchbay_instance_messages_in_total{", "patchbay_instance_drops_total{",
+      "patchbay_instance_publish_busy_total{", "patchbay_instance_publish_waits_total{",
     ] {
       #expect(metrics.body.contains(expected), "missing \(expected) in:\n\(metrics.body)")
     }

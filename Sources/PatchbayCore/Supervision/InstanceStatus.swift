@@ -23,6 +23,11 @@ public struct InstanceStatus: Sendable, Codable {
   /// How often this instance's publishing had to wait for a full consumer (back-pressure: the
   /// events were delivered, later). Drops are counted on the consumer and the route.
   public var backPressureWaits: Int
+  /// Event publishes its plugin host answered PB_ERR_BUSY (an ABI 1.1 plugin, host buffer full).
+  public var publishBusy: Int
+  /// Publishes that waited in the plugin host for room (its buffer or socket full), and
+  /// `wait_for_room` calls that waited: the host's back-pressure, apart from the hub's waits.
+  public var publishWaits: Int
   /// The plugin's own peer connection (its `connected` bool state output), while it runs:
   /// "connected" or "disconnected"; nil for plugins without one.
   public var peer: String?

@@ -62,6 +62,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var sentToProcess: UInt64 = 0
     /// Refusals of the processes before this one (the count in `status` spans restarts).
     var refusalsBefore = 0
+    /// The host's back-pressure on this process's publishes (BUSY answers, waits for room), as
+    /// it reported them, and the sum over the processes before it (like refusals).
+    var publishBusy = 0
+    var publishWaits = 0
+    var publishBusyBefore = 0
+    var publishWaitsBefore = 0
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
@@ -272,6 +278,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       if stage == .load { markFailed("\(text)") }
     case .refusals(let total):
       state.change { $0.refusals = Int(clamping: total) }
+    case .publishPressure(let busy, let waits):
+      state.change {
+        $0.publishBusy = Int(clamping: busy)
+        $0.publishWaits = Int(clamping: waits)
+      }
 
     case .described, .stopped:
       break
@@ -293,6 +304,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.process = nil
       state.refusalsBefore += state.refusals
       state.refusals = 0
+      state.publishBusyBefore += state.publishBusy
+      state.publishBusy = 0
+      state.publishWaitsBefore += state.publishWaits
+      state.publishWaits = 0
       state.lastRunDuration = state.startedAt.map { now - $0 }
       state.startedAt = nil
     }
@@ -579,7 +594,9 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         name: spec.name, plugin: spec.plugin, phase: state.phase, pid: state.process?.pid,
         uptimeSeconds: state.startedAt.map { now - $0 }, restarts: state.restarts, messagesIn: state.messagesIn,
         messagesOut: state.messagesOut, queueDepth: depth, drops: state.drops,
-        refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits, peer: nil,
+        refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits,
+        publishBusy: state.publishBusyBefore + state.publishBusy,
+        publishWaits: state.publishWaitsBefore + state.publishWaits, peer: nil,
         lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports)
     }
   }

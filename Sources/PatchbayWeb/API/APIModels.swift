@@ -30,6 +30,8 @@ enum APIModels {
     var queueDepth: Int
     var drops: Int
     var backPressureWaits: Int
+    var publishBusy: Int
+    var publishWaits: Int
     var refusals: Int
     var peer: String?
 
@@ -47,6 +49,8 @@ enum APIModels {
       queueDepth = status.queueDepth
       drops = status.drops
       backPressureWaits = status.backPressureWaits
+      publishBusy = status.publishBusy
+      publishWaits = status.publishWaits
       refusals = status.refusals
       peer = status.peer
     }

@@ -34,6 +34,8 @@ enum MetricsExposition {
         "backpressure_waits", "Times the instance's publishing waited for a full consumer.",
         instance.backPressureWaits)
       count("refusals", "Plugin calls its host refused.", instance.refusals)
+      count("publish_busy", "Event publishes its plugin host answered PB_ERR_BUSY.", instance.publishBusy)
+      count("publish_waits", "Publishes that waited in the plugin host for room.", instance.publishWaits)
       if let pid = instance.pid, let bytes = memory(pid) {
         level("resident_memory", unit: "bytes", "Resident memory of the instance's plugin-host process.", bytes)
       }

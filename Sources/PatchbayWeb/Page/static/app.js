@@ -132,6 +132,7 @@ function renderStatus(status) {
       el("dt", {}, "queue"), el("dd", {}, i.queueDepth),
       el("dt", {}, "drops"), el("dd", {}, i.drops),
       el("dt", {}, "waits"), el("dd", {}, i.backPressureWaits),
+      el("dt", {}, "busy / host waits"), el("dd", {}, i.publishBusy + " / " + i.publishWaits),
       el("dt", {}, "refusals"), el("dd", {}, i.refusals),
       i.peer ? el("dt", {}, "peer") : null, i.peer ? el("dd", {}, i.peer) : null,
       i.failure ? el("dt", {}, "failure") : null, i.failure ? el("dd", { class: "error" }, i.failure) : null),
