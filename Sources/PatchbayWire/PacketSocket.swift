@@ -126,7 +126,7 @@ public final class PacketSocket: Sendable {
   }
 
   /// What `pc_send_frames` takes at most per call.
-  static let framesPerCall = 64
+  public static let framesPerCall = 64
 
   /// Ends both directions: a thread blocked in `receive` returns `.closed`.
   public func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }

@@ -229,22 +229,31 @@ final class HostOutbox: Sendable {
     }
   }
 
-  /// The writer: waits until the socket takes frames again and sends the queue in order.
+  /// The writer: waits until the socket takes frames again and sends the queue in order,
+  /// several frames per system call (`sendmmsg`).
   private func writeQueued() {
     while true {
       var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLOUT), revents: 0)
       if poll(&descriptor, 1, -1) < 0, errno == EINTR { continue }
       let (roomWaiters, drainWaiters, finished) = state.withLock { state in
-        sending: while !state.isEmpty {
-          guard let frame = state.entries[state.head].frame else {
+        while !state.isEmpty {
+          var frames: [[UInt8]] = []
+          var index = state.head
+          while index < state.entries.count, frames.count < PacketSocket.framesPerCall {
+            if let frame = state.entries[index].frame { frames.append(frame) }
+            index += 1
+          }
+          guard let sent = socket.trySend(frames: frames) else {
+            state.close()
+            break
+          }
+          // The frames sent leave the queue, with the replaced state values among them.
+          var unsent = sent
+          while !state.isEmpty, unsent > 0 || state.entries[state.head].frame == nil {
+            if state.entries[state.head].frame != nil { unsent -= 1 }
             state.removeFirst()
-            continue
           }
-          switch socket.trySend(frame) {
-          case .sent: state.removeFirst()
-          case .wouldBlock: break sending
-          case .closed: state.close()
-          }
+          if sent < frames.count { break }
         }
         var roomWaiters = 0
         if state.closed || state.events < Self.eventBound {
