@@ -10,13 +10,16 @@ import Synchronization
 
 /// The hub's control socket: a Unix stream socket, mode 0660 (owner and group only), speaking
 /// one JSON request line per connection. The CLI's status, send, watch, reload and restart
-/// commands talk to it.
+/// commands talk to it. Connections are driven by Dispatch sources on one serial queue (no
+/// thread per connection); requests run on a work queue, since a reload may wait on plugins.
 public final class ControlServer: Sendable {
   let path: String
   let hub: Hub
   let reload: @Sendable () -> Result<ReloadSummary, ConfigErrors>
   private let logger = Logger(label: "control")
-  private let listening = Atomic<Int32>(-1)
+  private let queue = DispatchQueue(label: "patchbay.control")
+  private let work = DispatchQueue(label: "patchbay.control.requests", attributes: .concurrent)
+  private let listener = Mutex<(any DispatchSourceRead)?>(nil)
 
   public init(path: String, hub: Hub, reload: @escaping @Sendable () -> Result<ReloadSummary, ConfigErrors>) {
     self.path = path
@@ -30,120 +33,115 @@ public final class ControlServer: Sendable {
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
     unlink(path)
     guard var address = UnixStream.address(path) else { throw ControlError("control socket path too long: \(path)") }
-    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    listening.store(listener, ordering: .releasing)
+    let descriptor = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     // Created with 0660 from the start: no window in which others could connect.
     let previous = umask(0o117)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
     umask(previous)
-    guard bound == 0, listen(listener, 16) == 0 else {
-      throw ControlError("cannot listen on \(path): \(String(cString: strerror(errno)))")
+    guard bound == 0, listen(descriptor, 16) == 0 else {
+      let reason = String(cString: strerror(errno))
+      close(descriptor)
+      throw ControlError("cannot listen on \(path): \(reason)")
     }
     chmod(path, 0o660)
-    let thread = Thread { [self] in acceptLoop() }
-    thread.name = "patchbay-control"
-    thread.start()
+    listener.withLock { listener in
+      let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+      source.setEventHandler { [self] in acceptWaiting(on: descriptor) }
+      source.setCancelHandler { close(descriptor) }
+      source.activate()
+      listener = source
+    }
     logger.info("control socket at \(path)")
   }
 
   public func stop() {
-    let listener = listening.load(ordering: .acquiring)
-    if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+    listener.withLock { source in
+      source?.cancel()
+      source = nil
+    }
     unlink(path)
   }
 
-  private func acceptLoop() {
-    let listener = listening.load(ordering: .acquiring)
+  /// On the server's queue: every connection the listener has waiting.
+  private func acceptWaiting(on listener: Int32) {
     while true {
       let client = accept(listener, nil, nil)
       if client < 0 {
         if errno == EINTR || errno == ECONNABORTED { continue }
         return
       }
-      // Not inherited by plugin processes spawned later.
+      // Not inherited by plugin processes spawned later; never blocking the queue.
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-      let stream = UnixStream(descriptor: client)
-      let thread = Thread { [self] in serve(stream) }
-      thread.start()
+      _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+      ControlConnection(descriptor: client, queue: queue, work: work) { [self] line, reply in
+        serve(line, reply)
+      }.start()
     }
   }
 
-  private func serve(_ stream: UnixStream) {
-    defer { stream.close() }
-    guard let line = stream.readLine() else { return }
+  private func serve(_ line: String, _ reply: ControlConnection.Reply) {
     guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) else {
-      respond(stream, ControlResponse(ok: false, message: "bad request: expected one JSON object per line"))
+      reply.finish(encode(ControlResponse(ok: false, message: "bad request: expected one JSON object per line")))
       return
     }
     switch request.command {
     case .status:
-      respond(stream, ControlResponse(ok: true, status: hub.status()))
+      reply.finish(encode(ControlResponse(ok: true, status: hub.status())))
     case .send:
       guard let text = request.address, let address = PortAddress(text), let value = request.value else {
-        respond(stream, ControlResponse(ok: false, message: "send needs an address INSTANCE.PORT and a value"))
+        reply.finish(encode(ControlResponse(ok: false, message: "send needs an address INSTANCE.PORT and a value")))
         return
       }
       do throws(ControlError) {
         try hub.send(value, to: address)
-        respond(stream, ControlResponse(ok: true, message: "sent \(value) to \(address)"))
+        reply.finish(encode(ControlResponse(ok: true, message: "sent \(value) to \(address)")))
       } catch {
-        respond(stream, ControlResponse(ok: false, message: error.description))
+        reply.finish(encode(ControlResponse(ok: false, message: error.description)))
       }
     case .restart:
       do throws(ControlError) {
         try hub.restart(instance: request.instance ?? "")
-        respond(stream, ControlResponse(ok: true, message: "restarting \(request.instance ?? "")"))
+        reply.finish(encode(ControlResponse(ok: true, message: "restarting \(request.instance ?? "")")))
       } catch {
-        respond(stream, ControlResponse(ok: false, message: error.description))
+        reply.finish(encode(ControlResponse(ok: false, message: error.description)))
       }
     case .reload:
       switch reload() {
-      case .success(let summary): respond(stream, ControlResponse(ok: true, message: "\(summary)", reload: summary))
+      case .success(let summary):
+        reply.finish(encode(ControlResponse(ok: true, message: "\(summary)", reload: summary)))
       case .failure(let errors):
-        respond(stream, ControlResponse(ok: false, message: "reload refused; the running hub is unchanged:\n\(errors)"))
+        reply.finish(
+          encode(ControlResponse(ok: false, message: "reload refused; the running hub is unchanged:\n\(errors)")))
       }
     case .routes:
-      respond(stream, ControlResponse(ok: true, routes: hub.routeGraph()))
+      reply.finish(encode(ControlResponse(ok: true, routes: hub.routeGraph())))
     case .log:
       let records = RecentLog.shared.last(
         min(request.lines ?? 200, RecentLog.shared.capacity), instance: request.instance, level: request.level)
-      respond(stream, ControlResponse(ok: true, log: records))
+      reply.finish(encode(ControlResponse(ok: true, log: records)))
     case .values:
-      respond(stream, ControlResponse(ok: true, values: hub.portValues()))
+      reply.finish(encode(ControlResponse(ok: true, values: hub.portValues())))
     case .watch:
-      respond(stream, ControlResponse(ok: true, message: "watching"))
+      reply.send(encode(ControlResponse(ok: true, message: "watching")))
       let feed = WatchFeed()
-      let id = hub.watch(pattern: request.pattern ?? "*") { line in feed.push(line) }
-      let written = DispatchSemaphore(value: 0)
-      let writer = Thread {
-        while let line = feed.next() {
-          if !stream.writeLine(line) { break }
-        }
-        feed.close()
-        written.signal()
-      }
-      writer.name = "patchbay-watch-writer"
-      writer.start()
-      // Wait until the client goes away (a read returns end of stream).
-      while stream.readLine() != nil {}
-      hub.unwatch(id)
-      feed.close()
-      // A write still blocked on a client that stopped reading ends here, before the close.
-      _ = shutdown(stream.descriptor, Int32(SHUT_RDWR))
-      written.wait()
+      let id = hub.watch(pattern: request.pattern ?? "*") { line in feed.push(line, announce: reply.linesWaiting) }
+      reply.stream(feed) { [hub] in hub.unwatch(id) }
     }
   }
 
-  private func respond(_ stream: UnixStream, _ response: ControlResponse) {
+  private func encode(_ response: ControlResponse) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
-    guard let data = try? encoder.encode(response) else { return }
-    stream.writeLine(String(decoding: data, as: UTF8.self))
+    guard let data = try? encoder.encode(response) else {
+      return #"{"message":"the hub could not encode its answer","ok":false}"#
+    }
+    return String(decoding: data, as: UTF8.self)
   }
 }
 
