@@ -101,6 +101,16 @@ public final class PacketSocket: Sendable {
       case .closed: return nil
       }
     }
+    return send(frames: frames, flags: Int32(MSG_DONTWAIT))
+  }
+
+  /// Sends frames in order, blocking while the socket is full, one system call per 64: how
+  /// many went out (fewer: the peer went away), or nil when it was gone before the first.
+  public func send(frames: [[UInt8]]) -> Int? {
+    send(frames: frames, flags: 0)
+  }
+
+  private func send(frames: [[UInt8]], flags: Int32) -> Int? {
     var sent = 0
     while sent < frames.count {
       let chunk = frames[sent..<min(sent + Self.framesPerCall, frames.count)]
@@ -113,14 +123,16 @@ public final class PacketSocket: Sendable {
           defer { offset += length }
           return bytes.baseAddress.map { $0 + offset }
         }
-        return pc_send_frames(descriptor, starts, lengths, UInt32(lengths.count), Int32(MSG_DONTWAIT))
+        return pc_send_frames(descriptor, starts, lengths, UInt32(lengths.count), flags)
       }
       if count < 0 {
         if errno == EAGAIN || errno == EWOULDBLOCK { return sent }
         return sent == 0 ? nil : sent
       }
       sent += Int(count)
-      if Int(count) < chunk.count { return sent }
+      // Short without an error: the socket filled (non-blocking) or a signal came (blocking:
+      // the loop goes on).
+      if Int(count) < chunk.count, flags & Int32(MSG_DONTWAIT) != 0 { return sent }
     }
     return sent
   }

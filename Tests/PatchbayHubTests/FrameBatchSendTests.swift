@@ -1,4 +1,6 @@
+import Dispatch
 import PatchbayWire
+import Synchronization
 import Testing
 
 @testable import PatchbayHub
@@ -41,6 +43,32 @@ import Testing
       }
       if sent < frames.count { sent += try #require(hub.trySend(frames: Array(frames[sent...]))) }
     }
+    #expect(order == frames)
+  }
+
+  @Test func aBlockingSendWaitsForRoomAndSendsAllInOrder() throws {
+    let (hub, host) = try PacketSocket.pair()
+    defer {
+      hub.close()
+      host.close()
+    }
+    let frames = (0..<2_000).map { number in
+      [UInt8(number % 256), UInt8(number / 256)] + [UInt8](repeating: 1, count: 2_000)
+    }
+    let sent = Mutex<Int?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    // Far more than the socket holds: the sender waits while this thread reads.
+    DispatchQueue.global().async {
+      sent.withLock { $0 = hub.send(frames: frames) }
+      done.signal()
+    }
+    let receiver = FrameBatchReceiver(limit: 4_096)
+    var order: [[UInt8]] = []
+    while order.count < frames.count {
+      for case .frame(let frame) in receiver.receive(from: host) { order.append(frame) }
+    }
+    done.wait()
+    #expect(sent.withLock { $0 } == frames.count)
     #expect(order == frames)
   }
 

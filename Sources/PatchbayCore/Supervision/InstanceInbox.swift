@@ -146,23 +146,29 @@ package final class InstanceInbox: Sendable {
   /// Ends the inbox for good; `next` returns nil.
   package func close() { line.change { $0.closed = true } }
 
-  /// Blocks until an input can be delivered; nil once closed. Call `finishSending` after it.
-  package func next() -> (port: String, value: Value)? {
+  /// Blocks until inputs can be delivered, then takes up to `limit` of them in order (the
+  /// delivery thread sends them with one system call); nil once closed. Call `finishSending`
+  /// after sending them.
+  package func next(limit: Int) -> [DeliveryBatch.Input]? {
     var wakeProducers = false
-    let taken = line.wait { line, _ -> Guarded<Line>.Step<(port: String, value: Value)?> in
+    let taken = line.wait { line, _ -> Guarded<Line>.Step<[DeliveryBatch.Input]?> in
       if !line.closed && (!line.open || line.queue.isEmpty || line.sending) { return .wait }
-      guard !line.closed, let item = line.queue.popFirst() else { return .done(nil) }
-      line.sending = true
-      switch item {
-      case .event(let port, let value):
-        line.queuedEvents -= 1
-        wakeProducers = line.waitingProducers > 0
-        return .done((port, value))
-      case .state(let port):
-        let value = line.pendingState.removeValue(forKey: port)!
-        line.deliveredState[port] = value
-        return .done((port, value))
+      guard !line.closed else { return .done(nil) }
+      var inputs: [DeliveryBatch.Input] = []
+      while inputs.count < limit, let item = line.queue.popFirst() {
+        switch item {
+        case .event(let port, let value):
+          line.queuedEvents -= 1
+          wakeProducers = line.waitingProducers > 0
+          inputs.append(DeliveryBatch.Input(port: port, kind: .event, value: value))
+        case .state(let port):
+          let value = line.pendingState.removeValue(forKey: port)!
+          line.deliveredState[port] = value
+          inputs.append(DeliveryBatch.Input(port: port, kind: .state, value: value))
+        }
       }
+      line.sending = true
+      return .done(inputs)
     }
     if wakeProducers { line.broadcast() }
     return taken

@@ -481,14 +481,15 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package func countBackPressure() { state.withLock { $0.backPressureWaits += 1 } }
 
   private func deliverLoop() {
-    while let (portName, value) = inbox.next() {
-      transmit(port: portName, value: value, blocking: true)
+    while let inputs = inbox.next(limit: PacketSocket.framesPerCall) {
+      transmit(inputs, blocking: true)
     }
   }
 
-  /// Sends the inputs a batch claimed for this instance, in as few system calls as the
-  /// channel can; what does not fit goes back to the front of the line, in order.
-  package func transmit(_ inputs: [DeliveryBatch.Input]) {
+  /// Sends inputs taken for this instance (claimed by a reader's batch, or taken from the
+  /// inbox by the delivery thread, which may block) in as few system calls as the channel can;
+  /// what does not fit goes back to the front of the line, in order.
+  package func transmit(_ inputs: [DeliveryBatch.Input], blocking: Bool = false) {
     defer { inbox.finishSending() }
     var messages: [HubMessage] = []
     messages.reserveCapacity(inputs.count)
@@ -516,7 +517,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       logger.warning("\(unknown.count) inputs for unknown ports dropped")
       inputs = inputs.enumerated().filter { !unknown.contains($0.offset) }.map(\.element)
     }
-    let sent = process.trySend(messages)
+    let sent = blocking ? process.send(messages) : process.trySend(messages)
     let count = sent ?? 0
     if count > 0 {
       let ledger = process.inputLedger

@@ -13,6 +13,9 @@ package protocol PluginChannel: AnyObject, Sendable {
   /// Sends messages in order without blocking on a full socket, in as few system calls as it
   /// can: how many went out (the rest did not fit), or nil when the plugin is gone.
   func trySend(_ messages: [HubMessage]) -> Int?
+  /// Sends messages in order, blocking while the socket is full: how many went out (fewer:
+  /// the plugin went away after them), or nil when it was gone before the first.
+  func send(_ messages: [HubMessage]) -> Int?
   func signal(_ number: Int32)
   /// The supervisor gave up on it (not answering): say so at its exit, and end it.
   func markHung(seconds: Double)
@@ -31,6 +34,13 @@ extension PluginChannel {
       case .wouldBlock: return count
       case .closed: return count == 0 ? nil : count
       }
+    }
+    return messages.count
+  }
+
+  package func send(_ messages: [HubMessage]) -> Int? {
+    for (count, message) in messages.enumerated() where !send(message) {
+      return count == 0 ? nil : count
     }
     return messages.count
   }

@@ -213,5 +213,7 @@ final class PluginProcess: PluginChannel {
   /// Several at once: one `sendmmsg`, and one wake-up of the host for all of them.
   func trySend(_ messages: [HubMessage]) -> Int? { socket.trySend(frames: messages.map { $0.encode() }) }
 
+  func send(_ messages: [HubMessage]) -> Int? { socket.send(frames: messages.map { $0.encode() }) }
+
   func signal(_ number: Int32) { _ = Glibc.kill(pid, number) }
 }
