@@ -441,7 +441,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       batch.flush()
     }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      transmit(port: port.name, value: value, blocking: false)
+      transmit(port: port.name, value: value)
       return true
     }
     // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
@@ -540,10 +540,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  /// Sends an input taken from the inbox to the process, or puts it back at the front of the
-  /// line: for the delivery thread when the socket is full, for the next process when this
-  /// one is gone.
-  private func transmit(port portName: String, value: Value, blocking: Bool) {
+  /// Sends an input claimed by the thread that routed it without blocking, or puts it back at
+  /// the front of the line: for the delivery thread when the socket is full, for the next
+  /// process when this one is gone.
+  private func transmit(port portName: String, value: Value) {
     defer { inbox.finishSending() }
     let target: (any PluginChannel, UInt32, PortKind)? = state.withLock { state in
       guard let process = state.process,
@@ -556,7 +556,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       return
     }
     let message = HubMessage.input(port: index, value: value)
-    switch blocking ? (process.send(message) ? .sent : .closed) : process.trySend(message) {
+    switch process.trySend(message) {
     case .sent:
       let ledger = process.inputLedger
       state.withLock { state in
