@@ -134,9 +134,14 @@ import Testing
     }
 
     /// Runs scripts/bootstrap with these tools first on PATH.
-    func bootstrap(_ groups: [String], path: String? = nil) throws -> (status: Int32, output: String) {
+    func bootstrap(_ groups: [String], path: String? = nil, allowUpgrades: Bool = false) throws -> (
+      status: Int32, output: String
+    ) {
       let child = try ChildProcess(
-        "/bin/bash", [SystemPackagesTests.bootstrap] + groups, environment: ["PATH": path ?? bin + ":/usr/bin:/bin"])
+        "/bin/bash", [SystemPackagesTests.bootstrap] + groups,
+        environment: [
+          "PATH": path ?? bin + ":/usr/bin:/bin", "PATCHBAY_BOOTSTRAP_ALLOW_UPGRADES": allowUpgrades ? "1" : "",
+        ])
       return (try child.waitForExit(within: 120), child.output)
     }
   }
@@ -168,8 +173,22 @@ import Testing
     )
     let result = try apt.bootstrap(["build"])
     #expect(result.status != 0, "\(result.output)")
-    #expect(result.output.contains("never does"), "\(result.output)")
+    #expect(result.output.contains("does neither"), "\(result.output)")
     #expect(!apt.calls.contains { $0.contains("install -y") }, "it installed anyway: \(apt.calls)")
+  }
+
+  /// CI's throwaway machine lets apt upgrade what the new packages need; a removal stays refused.
+  @Test func bootstrapUpgradesOnlyWhenAskedAndNeverRemoves() throws {
+    let upgrade = "Inst libmosquitto1 [2.0.11-1.2] (2.0.11-1.2+deb12u1 Debian:12/stable [amd64])\n"
+    let apt = try PretendApt(installed: [], plan: upgrade)
+    let result = try apt.bootstrap(["build"], allowUpgrades: true)
+    #expect(result.status == 0 && result.output.contains("upgrading as apt needs"), "\(result.output)")
+    #expect(apt.calls.contains { $0.contains("install -y") }, "\(apt.calls)")
+
+    let removing = try PretendApt(installed: [], plan: upgrade + "Remv mosquitto [2.0.11-1.2]\n")
+    let refused = try removing.bootstrap(["build"], allowUpgrades: true)
+    #expect(refused.status != 0, "\(refused.output)")
+    #expect(!removing.calls.contains { $0.contains("install -y") }, "it installed anyway: \(removing.calls)")
   }
 
   @Test func bootstrapWithoutAptPrintsTheListAndFails() throws {
