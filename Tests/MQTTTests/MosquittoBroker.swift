@@ -47,7 +47,7 @@ final class MosquittoBroker {
   /// Starts mosquitto on `port`; false when the port was taken.
   private func launch() throws -> Bool {
     guard let executable = Self.executable else {
-      throw TestSetupError("mosquitto is not installed (apt-get install mosquitto)")
+      throw TestSetupError("mosquitto is not installed (scripts/bootstrap test installs it)")
     }
     try directory.write(
       "mosquitto.conf",

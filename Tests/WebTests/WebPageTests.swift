@@ -10,7 +10,7 @@ import Testing
   }
 
   @Test func thePageRendersInstancesRoutesAndLiveValues() throws {
-    let browser = try #require(Self.chromium, "headless Chromium is needed: apt-get install chromium")
+    let browser = try #require(Self.chromium, "headless Chromium is needed: scripts/bootstrap test installs it")
     let harness = try WebHarness()
     try harness.startHub()
     // Chromium's virtual time stands still while a request is open; short event streams (the
