@@ -73,6 +73,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       stop()
       throw error
     }
+    pruneRetainedValues()
     for runtime in runtimes { runtime.allowStart() }
     logger.info("hub started: \(runtimes.count) instances, \(installedRoutes().count) routes")
   }

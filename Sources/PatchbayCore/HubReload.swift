@@ -48,6 +48,7 @@ extension Hub {
       // check() passed, so only a plugin that changed its mind about its ports gets here.
       logger.error("routes after reload: \(error)")
     }
+    pruneRetainedValues()
     for runtime in launching { runtime.allowStart() }
     summary.started.sort()
     summary.stopped.sort()
