@@ -6,8 +6,8 @@ extension Hub {
   /// and after a reload.
   package func pruneRetainedValues() {
     var named: [String: Set<String>?] = [:]
-    for (name, runtime) in instances {
-      named[name] = runtime.hasBeenCreated ? Set(runtime.declaredPorts.map(\.name)) : .some(nil)
+    for (name, supervisor) in instances {
+      named[name] = supervisor.hasBeenCreated ? Set(supervisor.declaredPorts.map(\.name)) : .some(nil)
     }
     if !config.scenes.isEmpty { named[SceneSpec.instanceName] = .some(nil) }
     let dropped = store.prune { address in

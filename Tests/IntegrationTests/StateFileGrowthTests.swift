@@ -18,17 +18,17 @@ import Testing
     return harness
   }
 
-  /// A state file (compact JSON, as an older hub may have left) with `stale` values of a removed
+  /// A state file (compact JSON; value types by their ABI number: 2 bool, 3 integer) with `stale` values of a removed
   /// instance, unnamed since `unnamedDaysAgo` days, and `recent` values of another removed one.
   func writeState(_ harness: HubUnderTest, stale: Int, unnamedDaysAgo: Double, recent: Int = 0) throws {
-    var retained: [String: Any] = ["counter.count": ["type": "integer", "value": 41]]
+    var retained: [String: Any] = ["counter.count": ["type": 3, "value": 41]]
     var unconfigured: [String: Any] = [:]
     let since = Date().timeIntervalSince1970 - unnamedDaysAgo * 24 * 3600
     for index in 0..<stale {
-      retained["gone.port\(index)"] = ["type": "integer", "value": index]
+      retained["gone.port\(index)"] = ["type": 3, "value": index]
       unconfigured["gone.port\(index)"] = since
     }
-    for index in 0..<recent { retained["renamed.port\(index)"] = ["type": "bool", "value": true] }
+    for index in 0..<recent { retained["renamed.port\(index)"] = ["type": 2, "value": true] }
     let snapshot: [String: Any] = ["retained": retained, "routes": [:], "unconfigured": unconfigured]
     try JSONSerialization.data(withJSONObject: snapshot).write(
       to: URL(fileURLWithPath: harness.stateDirectory + "/hub-state.json"))

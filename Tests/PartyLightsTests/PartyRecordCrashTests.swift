@@ -19,6 +19,9 @@ import Testing
       [instances.party]
       plugin = "party-lights"
       lights = ["lamp"]
+      max_restarts = 50
+      backoff_initial_ms = 100
+      backoff_max_ms = 200
       """)
     try hub.start()
     try hub.waitUntilRunning("party")
@@ -37,14 +40,14 @@ import Testing
     sender.start()
     defer { sending.on.store(false, ordering: .relaxed) }
     try eventually("the first record", within: 60) { FileManager.default.fileExists(atPath: record) }
-    for _ in 0..<6 {
+    for _ in 0..<5 {
       let victim = try #require(try hub.pid(of: "party"))
       kill(victim, SIGKILL)
       let data = try #require(FileManager.default.contents(atPath: record))
       #expect(
         (try? JSONDecoder().decode(PartyRecord.self, from: data)) != nil,
         "torn record after a kill: \(String(decoding: data, as: UTF8.self))")
-      try eventually("the party back in a new process", within: 90) {
+      try eventually("the party back in a new process; the hub's log:\n\(hub.log)", within: 90) {
         guard let pid = try hub.pid(of: "party") else { return false }
         return pid != victim
       }
