@@ -57,7 +57,9 @@ import Testing
   @Test func tempFilesOfInterruptedWritesAreRemovedAtLoad() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    for index in 0..<11 { try "{".write(toFile: "\(directory)/hub-state.json.tmp-\(index)-1", atomically: false, encoding: .utf8) }
+    for index in 0..<11 {
+      try "{".write(toFile: "\(directory)/hub-state.json.tmp-\(index)-1", atomically: false, encoding: .utf8)
+    }
     try "keep".write(toFile: "\(directory)/other.tmp-1-1", atomically: false, encoding: .utf8)
     let file = StateFile(directory: directory)
     _ = file.load()

@@ -128,8 +128,10 @@ struct ConformanceJudge {
       }
       switch created.status {
       case PB_OK: accepted += 1
-      case PB_ERR_INVALID_CONFIG where !created.message.isEmpty: refused.append("with \(variant.label): \(created.message)")
-      case PB_ERR_INVALID_CONFIG: return (.fail, "with \(variant.label): PB_ERR_INVALID_CONFIG without a message saying what is wrong")
+      case PB_ERR_INVALID_CONFIG where !created.message.isEmpty:
+        refused.append("with \(variant.label): \(created.message)")
+      case PB_ERR_INVALID_CONFIG:
+        return (.fail, "with \(variant.label): PB_ERR_INVALID_CONFIG without a message saying what is wrong")
       default:
         return (.fail, "with \(variant.label): create() returned \(describe(created)); expected PB_ERR_INVALID_CONFIG")
       }

@@ -52,11 +52,14 @@ public enum ControlSocketPath: Equatable, Sendable {
   /// listens; a full backlog (EAGAIN) or a permission error is somebody's live socket.
   private static func answers(_ path: String) -> Bool {
     guard var address = UnixStream.address(path) else { return true }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    let fd = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return true }
     defer { close(fd) }
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     return result == 0 || (errno != ECONNREFUSED && errno != ENOENT)
   }

@@ -21,7 +21,8 @@ public final class StateDirectoryLock: Sendable {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
-      throw ControlError("cannot create the state directory \(directory) (state_directory): \(error.localizedDescription)")
+      throw ControlError(
+        "cannot create the state directory \(directory) (state_directory): \(error.localizedDescription)")
     }
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else {

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import PatchbayCore
-import enum PatchbayPluginKit.AtomicFile
 import Synchronization
+
+import enum PatchbayPluginKit.AtomicFile
 
 #if canImport(Glibc)
   import Glibc
