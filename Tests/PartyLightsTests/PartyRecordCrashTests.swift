@@ -23,10 +23,14 @@ import Testing
       backoff_initial_ms = 100
       backoff_max_ms = 200
       """)
+    let folder = hub.stateDirectory + "/instances/party"
+    // What a kill in the middle of a write left before this hub started.
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try "{\"phase\":".write(toFile: folder + "/party.json.tmp-4242-7", atomically: false, encoding: .utf8)
     try hub.start()
     try hub.waitUntilRunning("party")
     defer { _ = try? hub.stop() }
-    let folder = hub.stateDirectory + "/instances/party"
+    #expect(!FileManager.default.fileExists(atPath: folder + "/party.json.tmp-4242-7"))
     let record = folder + "/party.json"
     // Every new speed is a save; the hub keeps only the latest for a state input.
     let sending = SendingFlag()
