@@ -8,6 +8,10 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let pluginExports: [LinkerSetting] = [
   .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])
 ]
+// patchbay's version for the bundled C plugins' descriptors: the same as PatchbayVersion.current
+// (Sources/PatchbayValues/PatchbayVersion.swift); VersionAgreementTests checks that they agree.
+let patchbayVersion = CSetting.define("PATCHBAY_VERSION", to: #""0.1.0""#)
+
 func swiftPlugin(_ name: String, target: String) -> Product {
   .library(name: "patchbay-plugin-\(name)", type: .dynamic, targets: [target])
 }
@@ -81,14 +85,14 @@ let package = Package(
     .target(
       name: "PatchbayHub",
       dependencies: [
-        "PatchbayCore", "PatchbayValues", "PatchbayWire", "CProcessControl",
+        "PatchbayCore", "PatchbayValues", "PatchbayWire", "CProcessControl", "PatchbayPluginKit",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/PatchbayHub", swiftSettings: strict),
     .executableTarget(
       name: "PatchbayCLI",
       dependencies: [
-        "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl", "ChildProcesses",
+        "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl", "ChildProcesses", "CPatchbayPlugin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -272,7 +276,8 @@ let package = Package(
     // A plugin instance written in Python: one embedded interpreter per instance, in C (no Swift runtime).
     .target(
       name: "PythonPlugin", dependencies: ["CPatchbayPlugin", "CPython"], path: "Plugins/python/Plugin",
-      publicHeadersPath: ".", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: pluginExports),
+      publicHeadersPath: ".", cSettings: [.unsafeFlags(["-Wall", "-Wextra"]), patchbayVersion],
+      linkerSettings: pluginExports),
     // `patchbay-bench` (scripts/bench): every figure against a baseline measured in the same run. Its C
     // probes in Sources/Benchmarks/Probes are compiled by gcc at benchmark time, not by SwiftPM.
     .executableTarget(
@@ -311,7 +316,8 @@ let package = Package(
 
     // Example and test plugins.
     .target(
-      name: "ExampleCPlugin", dependencies: ["CPatchbayPlugin"], path: "Plugins/example-c", publicHeadersPath: "."),
+      name: "ExampleCPlugin", dependencies: ["CPatchbayPlugin"], path: "Plugins/example-c", publicHeadersPath: ".",
+      cSettings: [patchbayVersion]),
     .target(
       name: "ExampleSwiftPlugin", dependencies: ["PatchbayPluginKit"], path: "Plugins/example-swift",
       swiftSettings: strict, linkerSettings: pluginExports),

@@ -109,12 +109,18 @@ static pb_status counter_stop(void *instance, pb_error *error) {
 
 static void counter_destroy(void *instance) { free(instance); }
 
+/* Bundled, this plugin carries patchbay's version (Package.swift defines PATCHBAY_VERSION);
+ * compiled on its own, as the start of your plugin, it carries its own. */
+#ifndef PATCHBAY_VERSION
+#define PATCHBAY_VERSION "1.0.0"
+#endif
+
 static const pb_plugin_descriptor descriptor = {
     .size = sizeof(pb_plugin_descriptor),
     .abi_major = PB_ABI_MAJOR,
     .abi_minor = PB_ABI_MINOR,
     .name = "example-c",
-    .version = "1.0.0",
+    .version = PATCHBAY_VERSION,
     .description = "A counter written in plain C: increment, set, count, tick",
     .create = counter_create,
     .start = counter_start,

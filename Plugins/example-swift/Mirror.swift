@@ -70,6 +70,6 @@ extension ValueType {
 @_cdecl("patchbay_plugin_describe")
 public func patchbayPluginDescribe() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: Mirror.self, name: "example-swift", version: "1.0.0",
+    for: Mirror.self, name: "example-swift", version: PatchbayVersion.current,
     description: "Mirrors configured inputs to outputs and records them (Swift plugin kit example)")
 }

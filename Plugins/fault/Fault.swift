@@ -111,5 +111,6 @@ final class Fault: PatchbayPlugin {
 @_cdecl("patchbay_plugin_describe")
 public func patchbayPluginDescribe() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: Fault.self, name: "fault", version: "1.0.0", description: "Misbehaves on command, for testing the hub")
+    for: Fault.self, name: "fault", version: PatchbayVersion.current,
+    description: "Misbehaves on command, for testing the hub")
 }

@@ -99,9 +99,6 @@ public final class ChildProcess: Sendable {
   /// the pipe open.)
   public var outputEnded: Bool { run.state.withLock { $0.outputEnded } }
 
-  /// Every complete line printed so far, with arrival times.
-  public var timedLines: [Line] { run.state.withLock { $0.lines } }
-
   /// Every complete line printed so far.
   public var lines: [String] { run.state.withLock { $0.lines.map(\.text) } }
 

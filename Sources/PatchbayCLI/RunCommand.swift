@@ -23,6 +23,16 @@ struct RunCommand: AsyncParsableCommand {
     let config = try options.load()
     HubLogHandler.bootstrap(level: Logger.Level(rawValue: config.hub.logLevel) ?? .info)
     let logger = Logger(label: "hub")
+    // One hub per state directory and control socket: a second one refuses before touching either.
+    let lock: StateDirectoryLock
+    do throws(ControlError) {
+      lock = try StateDirectoryLock.acquire(config.hub.stateDirectory)
+      if let problem = ControlSocketPath.problem(config.hub.controlSocket) { throw ControlError(problem) }
+    } catch {
+      printError(error.description)
+      throw ExitCode(1)
+    }
+    defer { withExtendedLifetime(lock) {} }
     // A SIGHUP before reloading is set up must not end the hub (its default action would).
     signal(SIGHUP, SIG_IGN)
     // Whatever a plugin starts and its host cannot take down with it (the host was killed)

@@ -61,23 +61,24 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Starts every instance, checks routes against the ports they declare, then lets them run.
   /// Throws the route errors (and stops everything) when routes do not fit the ports.
   public func start() throws(ConfigErrors) {
-    let runtimes = config.instances.map(makeRuntime)
-    tables.withLock { tables in for runtime in runtimes { tables.instances[runtime.spec.name] = runtime } }
+    let supervisors = config.instances.map(makeSupervisor)
+    tables.withLock { tables in for supervisor in supervisors { tables.instances[supervisor.spec.name] = supervisor } }
     // Heartbeats from the first moment: a create() that never returns is a hang too.
     startTicker()
-    for runtime in runtimes { runtime.launch(holdStart: true) }
-    waitUntilCreated(runtimes)
+    for supervisor in supervisors { supervisor.launch(holdStart: true) }
+    waitUntilCreated(supervisors)
     do throws(ConfigErrors) {
       try installRoutes(config.routes, scenes: config.scenes)
     } catch {
       stop()
       throw error
     }
-    for runtime in runtimes { runtime.allowStart() }
-    logger.info("hub started: \(runtimes.count) instances, \(installedRoutes().count) routes")
+    pruneRetainedValues()
+    for supervisor in supervisors { supervisor.allowStart() }
+    logger.info("hub started: \(supervisors.count) instances, \(installedRoutes().count) routes")
   }
 
-  package func makeRuntime(_ spec: InstanceSpec) -> InstanceSupervisor {
+  package func makeSupervisor(_ spec: InstanceSpec) -> InstanceSupervisor {
     let library = locator.library(for: spec.plugin)
     return InstanceSupervisor(
       spec: spec, libraryPath: library, locator: locator, stateDirectory: config.hub.stateDirectory, delegate: self,
@@ -86,17 +87,17 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// Waits (generously) until each instance declared its ports or failed: on each instance's
   /// own condition, not by polling.
-  package func waitUntilCreated(_ runtimes: [InstanceSupervisor]) {
+  package func waitUntilCreated(_ supervisors: [InstanceSupervisor]) {
     let deadline = Date().addingTimeInterval(60)
-    for runtime in runtimes { runtime.waitUntilCreatedOrDown(until: deadline) }
+    for supervisor in supervisors { supervisor.waitUntilCreatedOrDown(until: deadline) }
   }
 
   /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL) and saves state.
   public func stop() {
     ticking.store(false, ordering: .relaxed)
-    let runtimes = Array(instances.values)
-    DispatchQueue.concurrentPerform(iterations: runtimes.count) { index in runtimes[index].stop() }
-    for runtime in runtimes { runtime.shutdown() }
+    let supervisors = Array(instances.values)
+    DispatchQueue.concurrentPerform(iterations: supervisors.count) { index in supervisors[index].stop() }
+    for supervisor in supervisors { supervisor.shutdown() }
     store.flush()
     logger.info("hub stopped")
   }
@@ -111,7 +112,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   private func scheduleTick() {
     clock.schedule(after: Self.tickInterval) { [weak self] in
       guard let self, self.ticking.load(ordering: .relaxed) else { return }
-      for runtime in self.instances.values { runtime.heartbeatTick() }
+      for supervisor in self.instances.values { supervisor.heartbeatTick() }
       self.scheduleTick()
     }
   }
@@ -127,12 +128,12 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       try activate(scene: address.port)
       return
     }
-    guard let runtime = instance(named: address.instance) else {
+    guard let supervisor = instance(named: address.instance) else {
       let names = Array(instances.keys)
       throw ControlError("unknown instance '\(address.instance)'" + Suggestion.hint(for: address.instance, in: names))
     }
-    guard let port = runtime.port(named: address.port) else {
-      let names = runtime.declaredPorts.map(\.name)
+    guard let port = supervisor.port(named: address.port) else {
+      let names = supervisor.declaredPorts.map(\.name)
       throw ControlError(
         "instance '\(address.instance)' has no port '\(address.port)'" + Suggestion.hint(for: address.port, in: names)
           + " (ports: \(names.joined(separator: ", ")))")
@@ -144,7 +145,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       throw ControlError("\(address) takes \(port.type.name): \(error.description)")
     }
     if port.direction == .input {
-      guard runtime.deliver(value, to: port) else { throw ControlError("the input queue of \(address) is full") }
+      guard supervisor.deliver(value, to: port) else { throw ControlError("the input queue of \(address) is full") }
     } else {
       route(value, from: address, kind: port.kind)
     }
@@ -177,7 +178,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   public func status() -> HubStatus {
-    let (runtimes, errors, routes, scenes) = tables.withLock { tables in
+    let (supervisors, errors, routes, scenes) = tables.withLock { tables in
       (
         Array(tables.instances.values), tables.routeErrors,
         tables.routes.all.map {
@@ -194,8 +195,8 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     let retained = store.retained()
     return HubStatus(
       version: HubVersion.current, pid: getpid(), uptimeSeconds: Date().timeIntervalSince(startedAt),
-      instances: runtimes.map { runtime in
-        var status = runtime.status()
+      instances: supervisors.map { supervisor in
+        var status = supervisor.status()
         status.peer = Self.peer(of: status, retained: retained)
         status.nextTimes = Self.nextTimes(of: status, retained: retained)
         return status
@@ -235,10 +236,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
 
   /// `patchbay restart INSTANCE`.
   public func restart(instance name: String) throws(ControlError) {
-    guard let runtime = instance(named: name) else {
+    guard let supervisor = instance(named: name) else {
       throw ControlError("unknown instance '\(name)'" + Suggestion.hint(for: name, in: Array(instances.keys)))
     }
-    DispatchQueue.global().async { runtime.restartNow() }
+    DispatchQueue.global().async { supervisor.restartNow() }
   }
 
   public func pid(of instance: String) -> Int32? { self.instance(named: instance)?.pid }

@@ -14,33 +14,33 @@ extension Hub {
     var summary = ReloadSummary(started: [], stopped: [], restarted: [], unchanged: [])
     var retiring: [InstanceSupervisor] = []
     var launching: [InstanceSupervisor] = []
-    for (name, runtime) in current {
+    for (name, supervisor) in current {
       guard let spec = wanted[name] else {
-        retiring.append(runtime)
+        retiring.append(supervisor)
         summary.stopped.append(name)
         continue
       }
-      if spec.identity == runtime.spec.identity {
+      if spec.identity == supervisor.spec.identity {
         summary.unchanged.append(name)
       } else {
-        retiring.append(runtime)
-        launching.append(makeRuntime(spec))
+        retiring.append(supervisor)
+        launching.append(makeSupervisor(spec))
         summary.restarted.append(name)
       }
     }
     for spec in newConfig.instances where current[spec.name] == nil {
-      launching.append(makeRuntime(spec))
+      launching.append(makeSupervisor(spec))
       summary.started.append(spec.name)
     }
     tables.withLock { $0.config = newConfig }
     let toStop = retiring
     DispatchQueue.concurrentPerform(iterations: toStop.count) { toStop[$0].stop() }
-    for runtime in retiring { runtime.shutdown() }
+    for supervisor in retiring { supervisor.shutdown() }
     tables.withLock { tables in
-      for runtime in retiring { tables.instances.removeValue(forKey: runtime.spec.name) }
-      for runtime in launching { tables.instances[runtime.spec.name] = runtime }
+      for supervisor in retiring { tables.instances.removeValue(forKey: supervisor.spec.name) }
+      for supervisor in launching { tables.instances[supervisor.spec.name] = supervisor }
     }
-    for runtime in launching { runtime.launch(holdStart: true) }
+    for supervisor in launching { supervisor.launch(holdStart: true) }
     waitUntilCreated(launching)
     do throws(ConfigErrors) {
       try installRoutes(newConfig.routes, scenes: newConfig.scenes)
@@ -48,7 +48,8 @@ extension Hub {
       // check() passed, so only a plugin that changed its mind about its ports gets here.
       logger.error("routes after reload: \(error)")
     }
-    for runtime in launching { runtime.allowStart() }
+    pruneRetainedValues()
+    for supervisor in launching { supervisor.allowStart() }
     summary.started.sort()
     summary.stopped.sort()
     summary.restarted.sort()

@@ -1,4 +1,6 @@
-/// The hub's version, shown by `patchbay --version` and in `status`.
+import PatchbayValues
+
+/// The hub's version, shown by `patchbay --version` and in `status`: patchbay's one version.
 public enum HubVersion {
-  public static let current = "0.1.0"
+  public static let current = PatchbayVersion.current
 }

@@ -1,3 +1,5 @@
+// What this file holds: `Hub.init(config:)`, the hub as `patchbay run` builds it from the core
+// (`PatchbayCore.Hub`) and this module's I/O: plugin-host processes and the state file.
 import PatchbayCore
 
 extension Hub {

@@ -75,6 +75,8 @@ import Testing
     ("crashes-in-receive", "no-crash", "during receive(poke)"),
     ("declares-port-after-create", "ports-declared-in-create", "add_port('late') called after start()"),
     ("crashes-on-missing-config", "config-errors-are-clear", "during create"),
+    // Named from the header's constants: the stale copy had no PB_ERR_BUSY ("status -11").
+    ("refuses-config-as-busy", "config-errors-are-clear", "create() returned PB_ERR_BUSY: greeting: required"),
     ("wrong-abi", "descriptor", "built for plugin ABI 2."),
   ]
 

@@ -54,7 +54,7 @@ import Testing
     }
     // One process per instance: no second counter running outside the hub's books. A process
     // a reload started only for a moment (its port probe, its config parse child) may still be
-    // ending when the reload reports; a duplicate runtime would stay.
+    // ending when the reload reports; a duplicate supervisor would stay.
     try eventually("one plugin process per instance: \(harness.pluginPIDs())", within: 30) {
       harness.pluginPIDs().count == 3
     }

@@ -2,9 +2,32 @@ import Foundation
 import PatchbayTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `patchbay demo`, the README's first command: flicd simulator -> flic plugin -> hub ->
 /// homebridge-websocket plugin -> Homebridge simulator, with a hub restart in the middle.
 @Suite(.serialized) struct DemoTests {
+  /// `kill PID` of an interactive demo (SIGTERM reaches the demo alone, unlike Ctrl-C): the
+  /// simulators, the hub and its plugin hosts end with it instead of living on under init.
+  @Test func aDemoEndedBySIGTERMTakesItsProgramsWithIt() throws {
+    let directory = try TemporaryDirectory("patchbay-demo-sigterm")
+    let demo = try ChildProcess(
+      BuildProducts.executable("patchbay"), ["demo", "--interactive", "--directory", directory.path],
+      keepInputOpen: true)
+    try demo.waitForLine(containing: "Interactive: type", within: 300)
+    let programs = HubUnderTest.children(of: demo.pid).filter(HubUnderTest.isAlive)
+    // flicd, Homebridge and Hue simulators and the hub, and the hub's plugin hosts.
+    #expect(programs.count >= 4, "\(programs)")
+    let everything = programs + programs.flatMap { HubUnderTest.children(of: $0) }
+    demo.signal(SIGTERM)
+    _ = try demo.waitForExit(within: 120)
+    try eventually("every program of the demo ended: \(everything.filter(HubUnderTest.isAlive))", within: 60) {
+      everything.allSatisfy { !HubUnderTest.isAlive($0) }
+    }
+  }
+
   /// `patchbay demo --standalone`: the same button drives the hub's own scenes on the Hue
   /// simulator, and the schedule plugin's clock runs a third scene.
   @Test func theStandaloneStoryRunsScenesAndTheClock() throws {

@@ -62,7 +62,8 @@ import Testing
     // Keys in sorted order: that is how JSONValue.parse gives them.
     let device: JSONValue = .object([
       ("identifiers", .array([.string("patchbay_mqtt")])), ("manufacturer", .string("patchbay")),
-      ("model", .string("mqtt plugin")), ("name", .string("Test hub")), ("sw_version", .string("1.0.0")),
+      ("model", .string("mqtt plugin")), ("name", .string("Test hub")),
+      ("sw_version", .string(PatchbayVersion.current)),
     ])
 
     let lamp = try #require(announced("switch/patchbay_mqtt/desk_lamp"))

@@ -59,6 +59,6 @@ final class FlicButtonPlugin: PatchbayPlugin {
 /// tests can link this module without a second copy of the entry symbol).
 public func describeFlicPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: FlicButtonPlugin.self, name: "flic", version: "1.0.0",
+    for: FlicButtonPlugin.self, name: "flic", version: PatchbayVersion.current,
     description: "Flic buttons through flicd: presses, link state and battery per button")
 }

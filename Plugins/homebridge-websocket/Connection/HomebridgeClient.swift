@@ -6,6 +6,7 @@ import NIOPosix
 import NIOWebSocket
 import PatchbayValues
 
+import enum PatchbayPluginKit.AtomicFile
 import struct PatchbayPluginKit.RetryBackoff
 
 /// A websocket client of the Homebridge-websocket server that stays connected: it
@@ -86,6 +87,7 @@ public final class HomebridgeClient: Sendable {
     self.timing = timing
     var warning: String?
     var added = AddedAccessories()
+    if let stateFile { AtomicFile.removeLeftovers(of: stateFile) }
     if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
       if let text = try? String(contentsOfFile: stateFile, encoding: .utf8),
         let record = AddedAccessories(jsonText: text)
@@ -353,18 +355,13 @@ public final class HomebridgeClient: Sendable {
     }
   }
 
-  /// Written to a temporary file and renamed, so a crash never leaves half a record.
+  /// With the kit's `AtomicFile`, so a crash never leaves half a record.
   private func saveAdded() {
     guard let stateFile else { return }
-    let temporary = stateFile + ".tmp"
     do {
-      try state.value.session.added.jsonText.write(toFile: temporary, atomically: false, encoding: .utf8)
-      guard rename(temporary, stateFile) == 0 else {
-        log(.warning, "cannot replace \(stateFile): \(String(cString: strerror(errno)))")
-        return
-      }
+      try AtomicFile.write(state.value.session.added.jsonText, to: stateFile)
     } catch {
-      log(.warning, "cannot write \(temporary): \(error)")
+      log(.warning, "cannot save \(stateFile): \(error)")
     }
   }
 }

@@ -73,6 +73,6 @@ final class HomebridgePlugin: PatchbayPlugin {
 /// tests can link this module without a second copy of the entry symbol).
 public func describeHomebridgePlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: HomebridgePlugin.self, name: "homebridge-websocket", version: "1.0.0",
+    for: HomebridgePlugin.self, name: "homebridge-websocket", version: PatchbayVersion.current,
     description: "HomeKit accessories through Homebridge's homebridge-websocket plugin")
 }

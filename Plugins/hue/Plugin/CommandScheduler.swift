@@ -61,9 +61,7 @@ struct CommandScheduler: Sendable {
     budgets = [true: CommandBudget(rate: limits.groupRate), false: CommandBudget(rate: limits.lightRate)]
   }
 
-  var inFlightCount: Int { inFlight.count }
   var waitingCount: Int { waiting.count }
-  var isIdle: Bool { waiting.isEmpty && inFlight.isEmpty }
 
   /// Seconds between two commands of a kind.
   func interval(group: Bool) -> Double { budgets[group]!.spacing }

@@ -68,6 +68,6 @@ final class HuePlugin: PatchbayPlugin {
 /// tests can link this module without a second copy of the entry symbol).
 public func describeHuePlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: HuePlugin.self, name: "hue", version: "1.0.0",
+    for: HuePlugin.self, name: "hue", version: PatchbayVersion.current,
     description: "Hue lights and groups through a bridge's v1 API, within the bridge's rate limits")
 }

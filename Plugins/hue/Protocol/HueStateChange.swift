@@ -65,11 +65,6 @@ public struct HueStateChange: Sendable, Hashable {
     return result
   }
 
-  /// Names of the attributes set, in the API's spelling.
-  public var attributeNames: [String] {
-    json.objectValue.map { $0.keys.sorted() } ?? []
-  }
-
   public var json: JSONValue {
     var members: [String: JSONValue] = [:]
     if let on { members["on"] = .bool(on) }

@@ -32,20 +32,18 @@ struct DiscoveryAnnouncer: Sendable {
   }
 
   func readRecord() -> [String] {
+    AtomicFile.removeLeftovers(of: recordPath)
     guard let data = FileManager.default.contents(atPath: recordPath),
       case .array(let items)? = JSONValue.parse(String(decoding: data, as: UTF8.self))
     else { return [] }
     return items.compactMap { if case .string(let topic) = $0 { topic } else { nil } }
   }
 
-  /// Written to a temporary file and renamed: a crash leaves the old or the new list.
+  /// With the kit's `AtomicFile`: a crash leaves the old or the new list.
   func writeRecord(_ topics: [String]) {
     let text = JSONValue.array(topics.map(JSONValue.string)).description
-    let temporary = recordPath + ".tmp"
     do {
-      try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-      if rename(temporary, recordPath) != 0 { throw CocoaError(.fileWriteUnknown) }
+      try AtomicFile.write(text, to: recordPath)
     } catch {
       context.log(.warning, "cannot save the announced discovery topics in \(recordPath): \(error)")
     }

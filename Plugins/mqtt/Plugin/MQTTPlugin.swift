@@ -108,7 +108,7 @@ final class MQTTPlugin: PatchbayPlugin {
     self.router = router
   }
 
-  static let version = "1.0.0"
+  static let version = PatchbayVersion.current
 
   func start() throws {
     let broker = config.broker
@@ -194,7 +194,7 @@ final class MQTTPlugin: PatchbayPlugin {
 /// tests can link this module without a second copy of the entry symbol).
 public func describeMQTTPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: MQTTPlugin.self, name: "mqtt", version: "1.0.0",
+    for: MQTTPlugin.self, name: "mqtt", version: PatchbayVersion.current,
     description:
       "MQTT topics as typed ports, Zigbee2MQTT lights and remotes, Home Assistant discovery, ports shared between hubs (libmosquitto)"
   )

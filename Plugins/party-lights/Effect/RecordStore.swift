@@ -1,7 +1,8 @@
 import Foundation
+import PatchbayPluginKit
 
-/// Reads and writes the party record as JSON, atomically (temporary file in the same
-/// directory, then rename), so a kill mid-write leaves the previous record.
+/// Reads and writes the party record as JSON with the kit's `AtomicFile`, so a kill mid-write
+/// leaves the previous record or the new one.
 public struct RecordStore: Sendable {
   public let path: String
 
@@ -11,6 +12,7 @@ public struct RecordStore: Sendable {
 
   /// The stored record; a fresh one when there is none. A damaged file is reported, not trusted.
   public func load() throws -> PartyRecord {
+    AtomicFile.removeLeftovers(of: path)
     guard let data = FileManager.default.contents(atPath: path) else { return PartyRecord() }
     return try JSONDecoder().decode(PartyRecord.self, from: data)
   }
@@ -18,15 +20,6 @@ public struct RecordStore: Sendable {
   public func save(_ record: PartyRecord) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    let data = try encoder.encode(record)
-    let directory = (path as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let temporary = path + ".tmp"
-    guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
-    }
-    guard rename(temporary, path) == 0 else {
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-    }
+    try AtomicFile.write(try encoder.encode(record), to: path)
   }
 }

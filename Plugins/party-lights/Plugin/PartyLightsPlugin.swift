@@ -308,6 +308,6 @@ final class PartyLightsPlugin: PatchbayPlugin, Sendable {
 /// tests can link this module without a second copy of the entry symbol).
 public func describePartyLightsPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: PartyLightsPlugin.self, name: "party-lights", version: "1.0.0",
+    for: PartyLightsPlugin.self, name: "party-lights", version: PatchbayVersion.current,
     description: "Color-cycle party effect for light groups or lights, restoring each light afterwards")
 }

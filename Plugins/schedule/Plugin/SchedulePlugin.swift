@@ -136,6 +136,6 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
 /// tests can link this module without a second copy of the entry symbol).
 public func describeSchedulePlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
-    for: SchedulePlugin.self, name: "schedule", version: "1.0.0",
+    for: SchedulePlugin.self, name: "schedule", version: PatchbayVersion.current,
     description: "Trigger events from cron expressions, sunrise/sunset/dawn/dusk and one-shot times")
 }

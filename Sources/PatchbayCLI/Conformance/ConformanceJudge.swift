@@ -1,3 +1,4 @@
+import CPatchbayPlugin
 import Foundation
 
 /// Turns what the plugin hosts reported into one verdict per rule.
@@ -69,7 +70,7 @@ struct ConformanceJudge {
         }
         return (.skip, "the run ended before \(callback)() returned: see no-crash and callbacks-return-in-time")
       }
-      guard ended.status == 0 else {
+      guard ended.status == PB_OK else {
         let hint = callback == "create" ? " (give the instance's keys with --config FILE)" : ""
         return (.fail, "\(callback)() returned \(describe(ended))\(hint)")
       }
@@ -126,9 +127,11 @@ struct ConformanceJudge {
         return (.fail, "with \(variant.label): the run ended before create() returned: \(ending(session))")
       }
       switch created.status {
-      case 0: accepted += 1
-      case -1 where !created.message.isEmpty: refused.append("with \(variant.label): \(created.message)")
-      case -1: return (.fail, "with \(variant.label): PB_ERR_INVALID_CONFIG without a message saying what is wrong")
+      case PB_OK: accepted += 1
+      case PB_ERR_INVALID_CONFIG where !created.message.isEmpty:
+        refused.append("with \(variant.label): \(created.message)")
+      case PB_ERR_INVALID_CONFIG:
+        return (.fail, "with \(variant.label): PB_ERR_INVALID_CONFIG without a message saying what is wrong")
       default:
         return (.fail, "with \(variant.label): create() returned \(describe(created)); expected PB_ERR_INVALID_CONFIG")
       }

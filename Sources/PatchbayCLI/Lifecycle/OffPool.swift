@@ -1,3 +1,5 @@
+// What this file holds: `offPool`, the bridge from the lifecycle's async services to the
+// hub's blocking calls (start, stop, reload), each on a thread of its own.
 import Foundation
 
 /// Runs blocking work (plugin processes starting or stopping, a reload waiting on a slow

@@ -1,3 +1,4 @@
+import Foundation
 import PatchbayValues
 import Synchronization
 
@@ -9,7 +10,14 @@ package final class HubStateStore: Sendable {
   package struct Snapshot: Codable, Equatable, Sendable {
     var retained: [String: RetainedValue] = [:]
     var routes: [String: RoutePosition] = [:]
+    /// Retained addresses that the config stopped naming, and since when (seconds since 1970);
+    /// optional so that files written before it still load.
+    var unconfigured: [String: Double]? = nil
   }
+
+  /// How long a retained value outlives the last config that named its port (a port renamed
+  /// for an evening, or an instance commented out, gets its value back within a week).
+  package static let unconfiguredGrace: Double = 7 * 24 * 3600
 
   package struct RetainedValue: Codable, Equatable, Sendable {
     var type: ValueType
@@ -66,6 +74,38 @@ package final class HubStateStore: Sendable {
   package func setPosition(_ position: RoutePosition, of route: String) {
     memory.withLock { $0.snapshot.routes[route] = position }
     flush()
+  }
+
+  /// Forgets retained values for ports that no config has named for `unconfiguredGrace`
+  /// (`isNamed` says whether the running config names an address), and starts the grace period
+  /// of those it just stopped naming. Returns how many values it dropped.
+  @discardableResult
+  package func prune(keeping isNamed: (String) -> Bool, now: Double = Date().timeIntervalSince1970) -> Int {
+    let (dropped, changed) = memory.withLock { memory -> (Int, Bool) in
+      var since = memory.snapshot.unconfigured ?? [:]
+      var dropped = 0
+      var changed = false
+      for address in memory.snapshot.retained.keys {
+        if isNamed(address) {
+          if since.removeValue(forKey: address) != nil { changed = true }
+        } else if let first = since[address] {
+          guard now - first >= Self.unconfiguredGrace else { continue }
+          memory.snapshot.retained.removeValue(forKey: address)
+          since.removeValue(forKey: address)
+          dropped += 1
+        } else {
+          since[address] = now
+          changed = true
+        }
+      }
+      // Marks for values that are gone by now (a route position, a value overwritten) go too.
+      let stale = since.keys.filter { memory.snapshot.retained[$0] == nil }
+      for address in stale { since.removeValue(forKey: address) }
+      memory.snapshot.unconfigured = since.isEmpty ? nil : since
+      return (dropped, changed || dropped > 0 || !stale.isEmpty)
+    }
+    if changed { flush() }
+    return dropped
   }
 
   private func scheduleFlush(delay: Double) {

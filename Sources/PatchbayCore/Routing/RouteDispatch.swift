@@ -55,9 +55,9 @@ extension Hub {
         handOut(scene: target.port)
         continue
       }
-      guard let runtime = instance(named: target.instance), let port = runtime.port(named: target.port)
+      guard let supervisor = instance(named: target.instance), let port = supervisor.port(named: target.port)
       else { continue }
-      if !runtime.deliver(value, to: port, from: producer, batch: batch) {
+      if !supervisor.deliver(value, to: port, from: producer, batch: batch) {
         let count = route.counters.drops.add(1, ordering: .relaxed).newValue
         // Log the first drop and then every 100th, so a flood cannot flood the log too.
         if count == 1 || count % 100 == 0 {
@@ -72,9 +72,9 @@ extension Hub {
   package func installRoutes(_ specs: [RouteSpec], scenes sceneSpecs: [SceneSpec]) throws(ConfigErrors) {
     var catalog: PortCatalog = [:]
     var down: Set<String> = []
-    for (name, runtime) in instances {
-      let ports = runtime.declaredPorts
-      if runtime.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
+    for (name, supervisor) in instances {
+      let ports = supervisor.declaredPorts
+      if supervisor.hasBeenCreated { catalog[name] = ports } else { down.insert(name) }
     }
     if !sceneSpecs.isEmpty { catalog[SceneSpec.instanceName] = SceneCompiler.ports(of: sceneSpecs) }
     var compiledScenes: [String: CompiledScene] = [:]

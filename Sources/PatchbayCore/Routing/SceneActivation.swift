@@ -30,9 +30,9 @@ extension Hub {
     var waiting: [String] = []
     var dropped: [String] = []
     for (target, port, value) in scene.values {
-      guard let runtime = instance(named: target.instance) else { continue }
-      if runtime.currentPhase != .running { waiting.append(target.description) }
-      if !runtime.deliver(value, to: port) { dropped.append(target.description) }
+      guard let supervisor = instance(named: target.instance) else { continue }
+      if supervisor.currentPhase != .running { waiting.append(target.description) }
+      if !supervisor.deliver(value, to: port) { dropped.append(target.description) }
     }
     var note = "scene \(name): \(scene.values.count) values handed out"
     if !waiting.isEmpty {

@@ -38,7 +38,16 @@ public struct ConfigChecker: Sendable {
           + " (they may be defined here\(others.isEmpty ? "" : " or in " + others.joined(separator: ", ")))"
       }
     }
-    return result + semantic
+    return result + semantic + hubPathDiagnostics(config)
+  }
+
+  /// The control socket's path must be free or a socket (a running hub's is fine: `check` runs
+  /// next to it); anything else the hub would refuse to replace.
+  private func hubPathDiagnostics(_ config: HubConfig) -> [ConfigDiagnostic] {
+    guard case .occupied = ControlSocketPath.inspect(config.hub.controlSocket),
+      let problem = ControlSocketPath.problem(config.hub.controlSocket)
+    else { return [] }
+    return [ConfigDiagnostic(file: config.files.first ?? "", key: "hub.control_socket", message: problem)]
   }
 
   private func check(_ config: HubConfig, skippingRoutesTo unparsed: Set<String>, skippingUndefinedInstances: Bool)

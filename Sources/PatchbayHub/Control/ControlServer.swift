@@ -31,7 +31,7 @@ public final class ControlServer: Sendable {
     let directory = (path as NSString).deletingLastPathComponent
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-    unlink(path)
+    try ControlSocketPath.claim(path)
     guard var address = UnixStream.address(path) else { throw ControlError("control socket path too long: \(path)") }
     let descriptor = socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -60,11 +60,13 @@ public final class ControlServer: Sendable {
   }
 
   public func stop() {
-    listener.withLock { source in
+    let listened = listener.withLock { source in
+      defer { source = nil }
       source?.cancel()
-      source = nil
+      return source != nil
     }
-    unlink(path)
+    // Only the socket this server made: a server that never listened leaves the path alone.
+    if listened { unlink(path) }
   }
 
   /// On the server's queue: every connection the listener has waiting.

@@ -10,9 +10,12 @@ extension ChildProcess {
     logFile: String? = nil
   ) throws -> ChildProcess {
     let prefix = "    \(name.padding(toLength: 8, withPad: " ", startingAt: 0))| "
+    DemoShutdown.install()
     // Shown before a waiter can see them: the story's next heading comes after them.
-    return try ChildProcess(
+    let program = try ChildProcess(
       executable, arguments, outputCopy: logFile, onLine: { line in if show(line) { DemoOutput.say(prefix + line) } })
+    DemoShutdown.track(program)
+    return program
   }
 
   /// The port a simulator started with `--port 0` got: it says so in its `listening on

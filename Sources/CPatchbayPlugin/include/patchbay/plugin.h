@@ -329,7 +329,14 @@ typedef struct pb_create_args {
    * for plugins that prefer their own parser. */
   const char *config_json;
   /* A private directory for this instance's persistent state (exists, writable). Survives
-   * restarts of the instance and of the hub. Write atomically (temp file + rename). */
+   * restarts of the instance and of the hub. Write atomically, so that a kill at any moment
+   * leaves the old or the new file, never a torn one (the Swift kit's `AtomicFile` does this):
+   *   1. open "DIR/FILE.tmp-PID-N" (a name of this write's own) with O_WRONLY|O_CREAT|O_EXCL;
+   *   2. write() all of it (loop on short writes and EINTR), then fsync() and close();
+   *   3. rename() it over "DIR/FILE" (on failure, unlink the temp file);
+   *   4. open DIR with O_RDONLY|O_DIRECTORY, fsync() it, close() it (the rename persists).
+   * When loading, unlink the "FILE.tmp-*" files an earlier kill left behind: this instance is
+   * the only writer in its directory. */
   const char *state_directory;
 } pb_create_args;
 

@@ -1,0 +1,115 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One hub per state directory and control socket: a second `patchbay run` refuses at once and
+/// names the first, which keeps running and answering; a hub only ever removes a stale socket.
+@Suite(.serialized) struct SecondHubTests {
+  func startFirstHub() throws -> HubUnderTest {
+    let harness = try HubUnderTest("patchbay-second")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(
+      """
+      [instances.counter]
+      plugin = "example-c"
+      """)
+    try harness.start()
+    try harness.waitUntilRunning("counter")
+    return harness
+  }
+
+  /// `patchbay run` on `config`, which must end by itself; its exit status and output.
+  func runAndWaitForExit(_ config: String) throws -> (status: Int32, output: String) {
+    let second = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", config])
+    let status = try second.waitForExit(within: 60)
+    return (status, second.output)
+  }
+
+  @Test func aSecondHubOnTheSameConfigRefusesAndNamesTheFirst() throws {
+    let first = try startFirstHub()
+    defer { _ = try? first.stop() }
+    let (status, output) = try runAndWaitForExit(first.configPath)
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("another hub (pid \(first.process!.pid))"), "\(output)")
+    #expect(!output.contains("hub started"), "\(output)")
+    // The first hub still owns its socket and its lock.
+    #expect(try first.instanceStatus("counter")?["phase"] as? String == "running")
+    let lock = try String(contentsOfFile: first.stateDirectory + "/hub.lock", encoding: .utf8)
+    #expect(lock.trimmingCharacters(in: .whitespacesAndNewlines) == "\(first.process!.pid)")
+  }
+
+  @Test func aSecondHubWhosePluginIsNotInstalledRefusesToo() throws {
+    let first = try startFirstHub()
+    defer { _ = try? first.stop() }
+    let config = try first.directory.write(
+      "other.toml",
+      """
+      [hub]
+      state_directory = "\(first.stateDirectory)"
+      control_socket = "\(first.socketPath)"
+      plugin_path = ["\(first.path)/no-plugins"]
+
+      [instances.lamp]
+      plugin = "not-installed"
+      """)
+    let (status, output) = try runAndWaitForExit(config)
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("another hub (pid \(first.process!.pid))"), "\(output)")
+    #expect(FileManager.default.fileExists(atPath: first.socketPath))
+    #expect(try first.instanceStatus("counter")?["phase"] as? String == "running")
+  }
+
+  @Test func aHubWithItsOwnStateButTheSameSocketRefuses() throws {
+    let first = try startFirstHub()
+    defer { _ = try? first.stop() }
+    let config = try first.directory.write(
+      "other-state.toml",
+      """
+      [hub]
+      state_directory = "\(first.path)/other-state"
+      control_socket = "\(first.socketPath)"
+      plugin_path = ["\(first.pluginDirectory)"]
+
+      [instances.counter]
+      plugin = "example-c"
+      """)
+    let (status, output) = try runAndWaitForExit(config)
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("control socket \(first.socketPath) is in use"), "\(output)")
+    #expect(try first.instanceStatus("counter")?["phase"] as? String == "running")
+  }
+
+  @Test func aHubKilledWithSIGKILLLeavesNothingInTheNextOnesWay() throws {
+    let first = try startFirstHub()
+    first.process!.signal(SIGKILL)
+    _ = try first.process!.waitForExit(within: 60)
+    // Its socket file stays behind, stale; the lock went with the process.
+    #expect(FileManager.default.fileExists(atPath: first.socketPath))
+    try first.start()
+    try first.waitUntilRunning("counter")
+    _ = try first.stop()
+  }
+
+  @Test func aControlSocketPathThatIsARegularFileIsNeverDeleted() throws {
+    let harness = try HubUnderTest("patchbay-socketfile")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(
+      """
+      [instances.counter]
+      plugin = "example-c"
+      """)
+    try "precious\n".write(toFile: harness.socketPath, atomically: false, encoding: .utf8)
+    let check = try harness.check()
+    #expect(check.status == 1, "\(check.output)")
+    #expect(check.output.contains("control_socket"), "\(check.output)")
+    #expect(check.output.contains("a regular file"), "\(check.output)")
+    let (status, output) = try runAndWaitForExit(harness.configPath)
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("would replace a regular file"), "\(output)")
+    #expect(try String(contentsOfFile: harness.socketPath, encoding: .utf8) == "precious\n")
+  }
+}
