@@ -128,6 +128,7 @@ public struct ConfigLoader: Sendable {
           file: reserved.file, key: "instances.\(SceneSpec.instanceName)",
           message: "'\(SceneSpec.instanceName)' is the hub's own name for scenes (scene.NAME); choose another name"))
     }
+    diagnostics += SceneLoops.find(routes: routes)
     var config = HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes)
     config.scenes = scenes
     return (config, diagnostics)
