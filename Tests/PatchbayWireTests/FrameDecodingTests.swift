@@ -79,13 +79,13 @@ import Testing
 
   @Test func unknownVersionTypeAndValuesAreRejected() {
     #expect(throws: WireError.unknownVersion(9)) { try HostMessage.decode([9, 5, 0, 0]) }
-    #expect(throws: WireError.unknownMessage(200)) { try HostMessage.decode([1, 200, 0, 0]) }
-    // publish with value type 77
-    #expect(throws: WireError.self) { try HostMessage.decode([1, 6, 0, 0, 0, 0, 0, 0, 77]) }
+    #expect(throws: WireError.unknownMessage(200)) { try HostMessage.decode([2, 200, 0, 0]) }
+    // publish (hop count 0) with value type 77
+    #expect(throws: WireError.self) { try HostMessage.decode([2, 6, 0, 0, 0, 0, 0, 0, 0, 77]) }
     // a string length far beyond the frame
-    #expect(throws: WireError.self) { try HostMessage.decode([1, 7, 0, 0, 2, 0xff, 0xff, 0xff, 0x7f]) }
+    #expect(throws: WireError.self) { try HostMessage.decode([2, 7, 0, 0, 2, 0xff, 0xff, 0xff, 0x7f]) }
     // a number that is NaN
-    var nan = [UInt8]([1, 6, 0, 0, 0, 0, 0, 0, 4])
+    var nan = [UInt8]([2, 6, 0, 0, 0, 0, 0, 0, 0, 4])
     withUnsafeBytes(of: Double.nan.bitPattern.littleEndian) { nan += $0 }
     #expect(throws: WireError.self) { try HostMessage.decode(nan) }
   }
