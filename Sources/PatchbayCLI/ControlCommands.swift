@@ -77,6 +77,14 @@ struct ReloadCommand: ParsableCommand {
   @OptionGroup var options: ConfigOptions
 
   func run() throws {
+    // A file that does not load is reported as it is: the hub would refuse it anyway, and the
+    // control socket may be named in the very file that does not parse. (What this user cannot
+    // read is left to the hub, which may.)
+    let (_, problems) = ConfigLoader.isolated.loadCollectingErrors(mainFile: options.config)
+    if !problems.isEmpty, !problems.contains(where: { TOMLDocument.cannotRead($0.file) }) {
+      printError("reload refused; the running hub is unchanged:\n\(ConfigErrors(problems))")
+      throw ExitCode(1)
+    }
     let response = try ask(ControlRequest(command: .reload), options)
     print(response.message ?? "reloaded")
   }

@@ -19,7 +19,10 @@ enum ParserIsolation {
   /// nil when the parser survives every file of the config at `mainFile`; otherwise where it
   /// broke, as a diagnostic for the user.
   static func crash(mainFile: String) -> ConfigDiagnostic? {
-    let files = ConfigLoader.files(mainFile: mainFile).filter { FileManager.default.isReadableFile(atPath: $0) }
+    // A FIFO would block the child until it is killed: the loader reports it instead.
+    let files = ConfigLoader.files(mainFile: mainFile).filter {
+      FileManager.default.isReadableFile(atPath: $0) && TOMLDocument.specialFileKind($0) == nil
+    }
     guard !files.isEmpty else { return nil }
     let whole = parse(files, lines: nil)
     guard case .died(let how, let lastFile) = whole, let file = lastFile else {

@@ -21,6 +21,17 @@ struct RunCommand: AsyncParsableCommand {
 
   func run() async throws {
     let config = try options.load()
+    // Refused rather than run without saving: retained values, positions, instances' state.
+    if let problem = StateDirectoryCheck.problem(config.hub.stateDirectory) {
+      printError("\(config.hub.stateDirectoryFile ?? options.config): hub.state_directory: \(problem)")
+      throw ExitCode(1)
+    }
+    do {
+      try StateDirectoryCheck.prepare(config.hub.stateDirectory)
+    } catch {
+      printError("\(config.hub.stateDirectoryFile ?? options.config): hub.state_directory: cannot create it: \(error)")
+      throw ExitCode(1)
+    }
     HubLogHandler.bootstrap(level: Logger.Level(rawValue: config.hub.logLevel) ?? .info)
     let logger = Logger(label: "hub")
     // One hub per state directory and control socket: a second one refuses before touching either.

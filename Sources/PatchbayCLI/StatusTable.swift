@@ -38,7 +38,8 @@ enum StatusTable {
     lines.append("")
     lines.append("ROUTES")
     for route in status.routes {
-      lines.append("  \(route.key)  \(route.id)  values \(route.values)  drops \(route.drops)")
+      let loops = route.loopDrops.map { $0 > 0 ? "  loop drops \($0)" : "" } ?? ""
+      lines.append("  \(route.key)  \(route.id)  values \(route.values)  drops \(route.drops)\(loops)")
     }
     for inactive in status.inactiveRoutes { lines.append("  inactive: \(inactive)") }
     if !status.scenes.isEmpty {

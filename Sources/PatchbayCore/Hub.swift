@@ -184,7 +184,8 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         tables.routes.all.map {
           HubStatus.Route(
             id: $0.id, key: $0.spec.keyPath, values: $0.counters.values.load(ordering: .relaxed),
-            drops: $0.counters.drops.load(ordering: .relaxed))
+            drops: $0.counters.drops.load(ordering: .relaxed), loopDrops: $0.counters.loopDrops.load(ordering: .relaxed)
+          )
         },
         tables.scenes.values.map {
           HubStatus.Scene(

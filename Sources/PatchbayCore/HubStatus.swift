@@ -8,6 +8,8 @@ public struct HubStatus: Sendable, Codable {
     /// Values the route passed on to its targets (after its filter and transform).
     public var values: Int
     public var drops: Int
+    /// Values dropped because they had come round a loop too often (WireProtocol.maximumHops).
+    public var loopDrops: Int?
   }
   public var version: String
   public var pid: Int32

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A fresh directory under the system temp dir, removed on deinit.
 public final class TemporaryDirectory: Sendable {
   public let url: URL
@@ -7,7 +11,11 @@ public final class TemporaryDirectory: Sendable {
 
   public init(_ prefix: String = "patchbay-test") throws {
     url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
+    // Plugins are refused from folders others may write to (issue 29.11): whatever the umask
+    // the tests were started with, what they create here is writable by its owner only.
+    umask(0o022)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    chmod(url.path, 0o755)
   }
 
   /// Writes `text` to `name` inside the directory and returns its path.

@@ -38,7 +38,8 @@ public enum HostMessage: Sendable, Equatable {
   case created(PluginInfo, ports: [PortDescriptor])
   case failed(stage: LifecycleStage, status: Int32, message: String)
   case started
-  case publish(port: UInt32, value: Value)
+  /// `hops`: those of the input the plugin was receiving when it published (0 otherwise).
+  case publish(port: UInt32, value: Value, hops: UInt8 = 0)
   /// level is PB_LOG_*.
   case log(level: UInt8, message: String)
   case heartbeat(sequence: UInt64)
@@ -92,9 +93,10 @@ public enum HostMessage: Sendable, Equatable {
       writer.string(message)
     case .started:
       header(.started)
-    case .publish(let port, let value):
+    case .publish(let port, let value, let hops):
       header(.publish)
       writer.u32(port)
+      writer.u8(hops)
       writer.value(value)
     case .log(let level, let message):
       header(.log)
@@ -148,7 +150,10 @@ public enum HostMessage: Sendable, Equatable {
       guard let stage = LifecycleStage(rawValue: rawStage) else { throw .invalid("unknown stage \(rawStage)") }
       message = .failed(stage: stage, status: Int32(bitPattern: try reader.u32()), message: try reader.string())
     case .started: message = .started
-    case .publish: message = .publish(port: try reader.u32(), value: try reader.value())
+    case .publish:
+      let port = try reader.u32()
+      let hops = try reader.u8()
+      message = .publish(port: port, value: try reader.value(), hops: hops)
     case .log: message = .log(level: try reader.u8(), message: try reader.string())
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stopped: message = .stopped

@@ -27,7 +27,9 @@ public enum HubMessage: Sendable, Equatable {
   /// dlopen, check the ABI, create the instance and report its ports.
   case load(LoadRequest)
   case start
-  case input(port: UInt32, value: Value)
+  /// `hops`: the routes the value has passed through (from 1); the host hands it to what the
+  /// plugin publishes while it receives this input.
+  case input(port: UInt32, value: Value, hops: UInt8 = 1)
   /// Answered with the same sequence number from the plugin context, proving it is not stuck.
   case heartbeat(sequence: UInt64)
   /// stop(), destroy(), then exit 0.
@@ -60,10 +62,11 @@ public enum HubMessage: Sendable, Equatable {
     case .start:
       writer.u8(Tag.start.rawValue)
       writer.u16(0)
-    case .input(let port, let value):
+    case .input(let port, let value, let hops):
       writer.u8(Tag.input.rawValue)
       writer.u16(0)
       writer.u32(port)
+      writer.u8(hops)
       writer.value(value)
     case .heartbeat(let sequence):
       writer.u8(Tag.heartbeat.rawValue)
@@ -90,7 +93,10 @@ public enum HubMessage: Sendable, Equatable {
           libraryPath: try reader.string(), instanceName: try reader.string(), configJSON: try reader.string(),
           stateDirectory: try reader.string(), logLevel: try reader.u8()))
     case .start: message = .start
-    case .input: message = .input(port: try reader.u32(), value: try reader.value())
+    case .input:
+      let port = try reader.u32()
+      let hops = try reader.u8()
+      message = .input(port: port, value: try reader.value(), hops: hops)
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stop: message = .stop
     }

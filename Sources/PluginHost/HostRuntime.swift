@@ -53,6 +53,8 @@ final class HostRuntime: Sendable {
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
   private let shared = Mutex(Shared())
+  /// The hops of the input the plugin is receiving (0 outside receive()): given to its publishes.
+  private let receivingHops = Atomic<UInt8>(0)
   /// Set by load(); read by the plugin context only (the lock is never contended).
   /// ABIPointer: the ABI calls the plugin's instance on the [plugin context] only.
   private let loaded = Mutex<ABIPointer<LoadedPlugin>?>(nil)
@@ -140,11 +142,11 @@ final class HostRuntime: Sendable {
       pluginQueue.async { self.load(request) }
     case .start:
       pluginQueue.async { self.start() }
-    case .input(let port, let value):
+    case .input(let port, let value, let hops):
       // `sync` runs the callback on this thread when the plugin context is idle (no thread
       // hand-off per input: docs/BENCHMARKS.md), and a busy plugin leaves the inputs in the
       // hub's bounded queue instead of an unbounded one here.
-      pluginQueue.sync { self.deliver(port: port, value: value) }
+      pluginQueue.sync { self.deliver(port: port, value: value, hops: hops) }
     case .heartbeat(let sequence):
       // Answered from the plugin context: a callback that never returns stops the answers.
       pluginQueue.async { self.sendOrLeave(.heartbeat(sequence: sequence)) }
@@ -225,7 +227,7 @@ final class HostRuntime: Sendable {
     sendOrLeave(.started)
   }
 
-  private func deliver(port: UInt32, value: Value) {
+  private func deliver(port: UInt32, value: Value, hops: UInt8) {
     ledger.take()
     defer { ledger.finish() }
     guard let plugin, currentPhase == .started else { return }
@@ -236,7 +238,11 @@ final class HostRuntime: Sendable {
     }
     var error = pb_error()
     let call = conformance?.callbackBegins("receive(\(declared.name))")
+    // What the plugin publishes inside receive() is this input passed on (an echo, a mirror):
+    // it carries the input's hops, so the hub can cut a loop (WireProtocol.maximumHops).
+    receivingHops.store(hops, ordering: .relaxed)
     let status = value.withCValue { plugin.library.descriptor.receive(plugin.instance, port, $0, &error) }
+    receivingHops.store(0, ordering: .relaxed)
     if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     if status != PB_OK {
       log(UInt8(PB_LOG_WARNING), "input '\(declared.name)' refused: \(Self.message(error, status: status))")
@@ -410,7 +416,7 @@ final class HostRuntime: Sendable {
         "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
       return PB_ERR_TYPE_MISMATCH
     }
-    let frame = HostMessage.publish(port: index, value: value).encode()
+    let frame = HostMessage.publish(port: index, value: value, hops: receivingHops.load(ordering: .relaxed)).encode()
     guard port.kind == .event else { return outbox.publishState(frame, port: index) ? PB_OK : PB_ERR_UNAVAILABLE }
     switch outbox.publishEvent(frame, busyAllowed: busyAllowed) {
     case .taken: return PB_OK

@@ -24,6 +24,7 @@ struct PluginLibrary {
 
   /// Opens and validates `path`. Every refusal is one line naming the library and the reason.
   static func open(_ path: String) throws(LoadFailure) -> PluginLibrary {
+    if let problem = LibraryPermissions.problem(path) { throw LoadFailure(problem) }
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
       let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
       throw LoadFailure("\(path): cannot load: \(reason)")

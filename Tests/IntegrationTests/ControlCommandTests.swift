@@ -66,6 +66,31 @@ import Testing
     #expect(harness.process!.lines.filter { $0.contains("reloaded: ") }.count == 1, "\(harness.process!.output)")
   }
 
+  /// Issue 29.12: a syntax error is reported as one (with line), not as an unreachable hub.
+  @Test func reloadOfABrokenFileShowsItsSyntaxError() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(
+      """
+      [instances.counter]
+      plugin = "example-c"
+      """)
+    try harness.start()
+    try harness.writeConfig(
+      """
+      [instances.counter
+      plugin = "example-c"
+      """)
+    let reload = try harness.cli("reload")
+    #expect(reload.status != 0)
+    #expect(reload.output.contains("reload refused; the running hub is unchanged"), "\(reload.output)")
+    #expect(reload.output.contains("patchbay.toml:"), "\(reload.output)")
+    #expect(reload.output.contains("TOML syntax error"), "\(reload.output)")
+    #expect(!reload.output.contains("cannot reach"), "\(reload.output)")
+    #expect(try harness.instanceStatus("counter")?["phase"] as? String == "running")
+    try harness.stop()
+  }
+
   @Test func aUserWithoutPermissionIsToldSo() throws {
     // A socket in a directory only root may enter, reached as user nobody.
     let harness = try HubUnderTest("patchbay-it")

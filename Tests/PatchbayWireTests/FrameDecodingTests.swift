@@ -16,6 +16,7 @@ import Testing
       value: .light(LightCommand(on: true, brightness: 50, color: HSBColor(hue: 120, saturation: 75, brightness: 100)))),
     .publish(port: 1, value: .button(ButtonEvent(action: .doubleClick, queued: true, ageMs: 1500))),
     .publish(port: 0, value: .text("héllo")),
+    .publish(port: 2, value: .integer(5), hops: 15),
     .log(level: 4, message: "careful"),
     .heartbeat(sequence: 99),
     .stopped,
@@ -34,7 +35,7 @@ import Testing
     #expect(HostMessage.stopped.encode()[1] == 9)
     #expect(HostMessage.refusals(total: 1).encode()[1] == 10)
     let pressure = HostMessage.publishPressure(busy: 0x0102, waits: 5).encode()
-    #expect(pressure == [1, 11, 0, 0, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0])
+    #expect(pressure == [2, 11, 0, 0, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0])
   }
 
   @Test func everyHubMessageRoundTrips() throws {
@@ -42,11 +43,20 @@ import Testing
       .hello(protocolVersion: 1), .describe(libraryPath: "/x.so"),
       .load(LoadRequest(libraryPath: "/p.so", instanceName: "i", configJSON: "{}", stateDirectory: "/s", logLevel: 2)),
       .start, .input(port: 2, value: .color(HSBColor(hue: 1, saturation: 2, brightness: 3))), .heartbeat(sequence: 7),
-      .stop,
+      .input(port: 0, value: .trigger, hops: 16), .stop,
     ]
     for message in messages {
       #expect(try HubMessage.decode(message.encode()) == message)
     }
+  }
+
+  /// Version 2: the hop count follows the port, so a loop through plugins can be cut.
+  @Test func inputAndPublishCarryTheirHopCount() throws {
+    #expect(HubMessage.input(port: 1, value: .bool(true), hops: 9).encode().prefix(9) == [2, 5, 0, 0, 1, 0, 0, 0, 9])
+    #expect(
+      HostMessage.publish(port: 1, value: .bool(true), hops: 3).encode().prefix(9) == [2, 6, 0, 0, 1, 0, 0, 0, 3])
+    // A version-1 frame (no hop count) is refused as another version, not misread.
+    #expect(throws: WireError.self) { try HubMessage.decode([1, 5, 0, 0, 1, 0, 0, 0, 2, 1]) }
   }
 
   @Test func truncatedFramesAreRejected() {
@@ -69,13 +79,13 @@ import Testing
 
   @Test func unknownVersionTypeAndValuesAreRejected() {
     #expect(throws: WireError.unknownVersion(9)) { try HostMessage.decode([9, 5, 0, 0]) }
-    #expect(throws: WireError.unknownMessage(200)) { try HostMessage.decode([1, 200, 0, 0]) }
-    // publish with value type 77
-    #expect(throws: WireError.self) { try HostMessage.decode([1, 6, 0, 0, 0, 0, 0, 0, 77]) }
+    #expect(throws: WireError.unknownMessage(200)) { try HostMessage.decode([2, 200, 0, 0]) }
+    // publish (hop count 0) with value type 77
+    #expect(throws: WireError.self) { try HostMessage.decode([2, 6, 0, 0, 0, 0, 0, 0, 0, 77]) }
     // a string length far beyond the frame
-    #expect(throws: WireError.self) { try HostMessage.decode([1, 7, 0, 0, 2, 0xff, 0xff, 0xff, 0x7f]) }
+    #expect(throws: WireError.self) { try HostMessage.decode([2, 7, 0, 0, 2, 0xff, 0xff, 0xff, 0x7f]) }
     // a number that is NaN
-    var nan = [UInt8]([1, 6, 0, 0, 0, 0, 0, 0, 4])
+    var nan = [UInt8]([2, 6, 0, 0, 0, 0, 0, 0, 0, 4])
     withUnsafeBytes(of: Double.nan.bitPattern.littleEndian) { nan += $0 }
     #expect(throws: WireError.self) { try HostMessage.decode(nan) }
   }

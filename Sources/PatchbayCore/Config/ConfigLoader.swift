@@ -11,6 +11,11 @@ public struct ConfigLoader: Sendable {
     "queue_size",
   ]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
+  /// Most bytes an instance's own config may take as JSON: it goes to the plugin host in the
+  /// load request, one wire frame (`WireProtocol.maximumFrameBytes`, with paths beside it).
+  public static let maximumInstanceConfigBytes = 32 * 1024
+  /// Longest path a Unix socket can be bound to: `sun_path` is 108 bytes with its NUL.
+  public static let maximumSocketPathBytes = 107
   package static let routeKeys = [
     "name", "from", "to", "cycle_to", "filter", "map", "value", "cycle", "momentary", "when",
   ]
@@ -128,6 +133,7 @@ public struct ConfigLoader: Sendable {
           file: reserved.file, key: "instances.\(SceneSpec.instanceName)",
           message: "'\(SceneSpec.instanceName)' is the hub's own name for scenes (scene.NAME); choose another name"))
     }
+    diagnostics += SceneLoops.find(routes: routes)
     var config = HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes)
     config.scenes = scenes
     return (config, diagnostics)
@@ -146,8 +152,24 @@ public struct ConfigLoader: Sendable {
     for (key, value) in members {
       let path = "hub.\(key)"
       switch (key, value) {
-      case ("state_directory", .string(let text)): settings.stateDirectory = Self.resolve(text, relativeTo: base)
-      case ("control_socket", .string(let text)): settings.controlSocket = Self.resolve(text, relativeTo: base)
+      case ("state_directory", .string(let text)) where text.isEmpty,
+        ("control_socket", .string(let text))
+      where text.isEmpty:
+        // Resolved against the config's folder, "" would silently mean that folder.
+        diagnostics.append(ConfigDiagnostic(file: file, key: path, message: "must not be empty: give a path"))
+      case ("state_directory", .string(let text)):
+        settings.stateDirectory = Self.resolve(text, relativeTo: base)
+        settings.stateDirectoryFile = file
+      case ("control_socket", .string(let text)):
+        let socket = Self.resolve(text, relativeTo: base)
+        if socket.utf8.count > Self.maximumSocketPathBytes {
+          diagnostics.append(
+            ConfigDiagnostic(
+              file: file, key: path,
+              message: "'\(socket)' is \(socket.utf8.count) bytes long; a Unix socket's path may be at most"
+                + " \(Self.maximumSocketPathBytes) bytes (sun_path): choose a shorter path"))
+        }
+        settings.controlSocket = socket
       case ("plugin_path", .array(let items)):
         let paths = items.compactMap { item -> String? in
           if case .string(let text) = item { return Self.resolve(text, relativeTo: base) }
@@ -182,8 +204,13 @@ public struct ConfigLoader: Sendable {
       return nil
     }
     guard PortDescriptor.isValidName(name), !name.contains(".") else {
+      // Escaped: a control character in the name must not reach the terminal as itself.
+      let shown = name.unicodeScalars.map { $0.escaped(asASCII: true) }.joined()
       diagnostics.append(
-        ConfigDiagnostic(file: file, key: prefix, message: "instance names use a-z, 0-9 and _ only (no dots)"))
+        ConfigDiagnostic(
+          file: file, key: "instances.\(shown)",
+          message: "'\(shown)' is not a valid instance name: names are 1-64 characters"
+            + " of a-z, 0-9 and _ (no dots, spaces or control characters)"))
       return nil
     }
     let count = diagnostics.count
@@ -250,6 +277,17 @@ public struct ConfigLoader: Sendable {
             file: file, key: "\(prefix).plugin", message: "missing required key: the plugin this instance runs"))
       }
       return nil
+    }
+    let configBytes = JSONValue.object(own).description.utf8.count
+    if configBytes > Self.maximumInstanceConfigBytes {
+      let sizes = own.map { ($0.0, $0.1.description.utf8.count) }
+      let (key, bytes) = sizes.max { $0.1 < $1.1 } ?? ("", 0)
+      diagnostics.append(
+        ConfigDiagnostic(
+          file: file, key: "\(prefix).\(key)",
+          message: "too big: the instance's own config is \(configBytes / 1024) KiB (this key \(bytes / 1024) KiB);"
+            + " it may be at most \(Self.maximumInstanceConfigBytes / 1024) KiB, as it travels to the plugin in one"
+            + " message: keep bulky data in a file and give its path"))
     }
     guard diagnostics.count == count else { return nil }
     return InstanceSpec(

@@ -5,6 +5,8 @@ public struct HubSettings: Sendable, Equatable {
   /// Directories searched for plugin libraries, in order, before the built-in defaults.
   public var pluginPath: [String]
   public var logLevel: String
+  /// The file that set `state_directory`, if one did (where a problem with it is reported).
+  public var stateDirectoryFile: String?
 }
 
 /// The whole configuration, after every file was read and checked for structure.

@@ -56,7 +56,8 @@ package final class HubStateStore: Sendable {
     memory.withLock { $0.snapshot.retained[address] }.flatMap { try? Value.fromJSON($0.value, as: $0.type) }
   }
 
-  package func retain(_ value: Value, for address: String) {
+  /// Whether the value differs from the one retained before.
+  @discardableResult package func retain(_ value: Value, for address: String) -> Bool {
     let entry = RetainedValue(type: value.type, value: value.json)
     let changed = memory.withLock { memory -> Bool in
       guard memory.snapshot.retained[address] != entry else { return false }
@@ -64,6 +65,7 @@ package final class HubStateStore: Sendable {
       return true
     }
     if changed { scheduleFlush(delay: 0.5) }
+    return changed
   }
 
   package func position(of route: String) -> RoutePosition {

@@ -10,6 +10,8 @@ package final class DeliveryBatch {
     var port: String
     var kind: PortKind
     var value: Value
+    /// The routes it has passed through (WireProtocol.maximumHops).
+    var hops: UInt8
   }
 
   /// In the order consumers were first reached; a read reaches few, so a list beats a table.
@@ -23,8 +25,8 @@ package final class DeliveryBatch {
   }
 
   /// An input whose consumer's claim this batch holds (or has just taken).
-  package func add(_ value: Value, port: String, kind: PortKind, for consumer: InstanceSupervisor) {
-    let input = Input(port: port, kind: kind, value: value)
+  package func add(_ value: Value, port: String, kind: PortKind, hops: UInt8, for consumer: InstanceSupervisor) {
+    let input = Input(port: port, kind: kind, value: value, hops: hops)
     if let index = pending.firstIndex(where: { $0.consumer === consumer }) {
       pending[index].inputs.append(input)
     } else {

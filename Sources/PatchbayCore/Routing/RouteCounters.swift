@@ -6,6 +6,8 @@ import Synchronization
 package final class RouteCounters: Sendable {
   package let values = Atomic<Int>(0)
   package let drops = Atomic<Int>(0)
+  /// Values dropped because they had passed through too many routes: a loop (WireProtocol.maximumHops).
+  package let loopDrops = Atomic<Int>(0)
 
   package init() {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PatchbayValues
+import PatchbayWire
 import Synchronization
 
 /// Values flowing: a value published on an output is retained (state), shown to watchers and
@@ -8,25 +9,45 @@ import Synchronization
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
   package func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch?
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
+    batch: DeliveryBatch?
   ) {
     route(
       value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance,
-      batch: batch)
+      batch: batch, hops: hops)
   }
 
   /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
-  /// A reader's `batch` collects the inputs to send them per consumer after its read.
+  /// A reader's `batch` collects the inputs to send them per consumer after its read. `hops`:
+  /// the routes the value has already passed through (0 for a value a plugin or the user made).
+  /// Scenes the routes activate are handed out here, one after the other, never by recursion.
   package func route(
     _ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor? = nil,
-    batch: DeliveryBatch? = nil
+    batch: DeliveryBatch? = nil, hops: UInt8 = 0
   ) {
-    if kind == .state { store.retain(value, for: source.description) }
+    var scenes: [SceneActivation] = []
+    route(value, from: source, kind: kind, producer: producer, batch: batch, hops: hops, scenes: &scenes)
+    handOut(scenes: &scenes, batch: batch)
+  }
+
+  package func route(
+    _ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor?, batch: DeliveryBatch?,
+    hops: UInt8, scenes: inout [SceneActivation]
+  ) {
+    if kind == .state, !store.retain(value, for: source.description), hops > 0 {
+      // A plugin echoing the state it was just given (a switch mirrored between two plugins):
+      // nothing changed, so nothing is passed on and the sync settles.
+      return
+    }
     notifyWatchers("\(source) \(value)")
     for route in tables.withLock({ $0.routes.routes(from: source) }) {
       if let condition = route.condition,
         !condition.holds(for: store.retainedValue(for: condition.source.description))
       {
+        continue
+      }
+      guard hops < WireProtocol.maximumHops else {
+        cutLoop(at: route, from: source)
         continue
       }
       var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
@@ -35,7 +56,8 @@ extension Hub {
       // Delivered first: the position is written at once, but that waits for fsync (several
       // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
       route.counters.values.add(1, ordering: .relaxed)
-      deliver(output.value, to: output.targets, via: route, from: producer, batch: batch)
+      deliver(
+        output.value, to: output.targets, via: route, from: producer, batch: batch, hops: hops + 1, scenes: &scenes)
       if position != before { store.setPosition(position, of: route.id) }
       if let reset = route.momentaryReset {
         let targets = output.targets
@@ -46,18 +68,38 @@ extension Hub {
     }
   }
 
+  /// A value that has passed through `WireProtocol.maximumHops` routes is going round a loop
+  /// (plugins echoing each other's outputs): this route drops it, counts it, and says so once.
+  private func cutLoop(at route: CompiledRoute, from source: PortAddress) {
+    let count = route.counters.loopDrops.add(1, ordering: .relaxed).newValue
+    guard count == 1 else { return }
+    let message =
+      "\(route.spec.file): \(route.spec.keyPath) (\(route.id)): dropped a value from \(source) that had already passed"
+      + " through \(WireProtocol.maximumHops) routes: the routes and plugins form a loop (an output routed back,"
+      + " directly or through other instances, to what produces it); further drops are counted in `patchbay status`"
+    logger.warning("\(message)")
+  }
+
+  /// Hands a value to the targets of a route (what a momentary reset does, or a replay).
+  package func deliver(_ value: Value, to targets: [PortAddress], via route: CompiledRoute) {
+    var scenes: [SceneActivation] = []
+    deliver(value, to: targets, via: route, from: nil, batch: nil, hops: 1, scenes: &scenes)
+    handOut(scenes: &scenes, batch: nil)
+  }
+
+  /// Scene targets are not activated here but queued in `scenes`, for the caller's loop.
   package func deliver(
-    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor? = nil,
-    batch: DeliveryBatch? = nil
+    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor?,
+    batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation]
   ) {
     for target in targets {
       if target.instance == SceneSpec.instanceName {
-        handOut(scene: target.port)
+        scenes.append(SceneActivation(name: target.port, hops: hops))
         continue
       }
       guard let supervisor = instance(named: target.instance), let port = supervisor.port(named: target.port)
       else { continue }
-      if !supervisor.deliver(value, to: port, from: producer, batch: batch) {
+      if !supervisor.deliver(value, to: port, from: producer, batch: batch, hops: hops) {
         let count = route.counters.drops.add(1, ordering: .relaxed).newValue
         // Log the first drop and then every 100th, so a flood cannot flood the log too.
         if count == 1 || count % 100 == 0 {

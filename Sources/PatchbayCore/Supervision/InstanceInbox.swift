@@ -8,13 +8,13 @@ import PatchbayValues
 /// the instance's processes: while it is down, inputs wait here.
 package final class InstanceInbox: Sendable {
   package enum Item: Sendable {
-    case event(port: String, value: Value)
+    case event(port: String, value: Value, hops: UInt8)
     case state(port: String)
   }
 
   private struct Line {
     var queue: Deque<Item> = []
-    var pendingState: [String: Value] = [:]
+    var pendingState: [String: (value: Value, hops: UInt8)] = [:]
     /// The newest value handed over on every state input, replayed first after a restart.
     var deliveredState: [String: Value] = [:]
     var queuedEvents = 0
@@ -45,15 +45,15 @@ package final class InstanceInbox: Sendable {
   package init(bound: Int) { self.bound = bound }
 
   /// Queues a value; false when an event was dropped because the queue is full.
-  package func enqueue(port: String, kind: PortKind, value: Value) -> Bool {
+  package func enqueue(port: String, kind: PortKind, value: Value, hops: UInt8) -> Bool {
     let queued = line.withLock { line -> Bool in
       switch kind {
       case .state:
-        if line.pendingState.updateValue(value, forKey: port) == nil { line.queue.append(.state(port: port)) }
+        if line.pendingState.updateValue((value, hops), forKey: port) == nil { line.queue.append(.state(port: port)) }
       case .event:
         guard line.queuedEvents < bound else { return false }
         line.queuedEvents += 1
-        line.queue.append(.event(port: port, value: value))
+        line.queue.append(.event(port: port, value: value, hops: hops))
       }
       return true
     }
@@ -64,7 +64,7 @@ package final class InstanceInbox: Sendable {
   /// Queues an event, waiting for room while the consumer runs: between healthy instances
   /// nothing is dropped, the producer is slowed down instead. A consumer that is down (held)
   /// or makes no room before `deadline` keeps the bounded, counted queue.
-  package func enqueueEvent(port: String, value: Value, waitingUntil deadline: Date) -> Admission {
+  package func enqueueEvent(port: String, value: Value, hops: UInt8, waitingUntil deadline: Date) -> Admission {
     var waited = false
     let admission = line.wait(until: deadline) { line, timedOut -> Guarded<Line>.Step<Admission> in
       if waited { line.waitingProducers -= 1 }
@@ -75,7 +75,7 @@ package final class InstanceInbox: Sendable {
       }
       guard line.queuedEvents < bound else { return .done(.dropped) }
       line.queuedEvents += 1
-      line.queue.append(.event(port: port, value: value))
+      line.queue.append(.event(port: port, value: value, hops: hops))
       return .done(waited ? .queuedAfterWaiting : .queued)
     }
     if admission != .dropped { line.broadcast() }
@@ -120,7 +120,7 @@ package final class InstanceInbox: Sendable {
     line.change { line in
       if replayingState {
         for (port, value) in line.deliveredState.sorted(by: { $0.key < $1.key }) where line.pendingState[port] == nil {
-          line.pendingState[port] = value
+          line.pendingState[port] = (value, 0)
           line.queue.prepend(.state(port: port))
         }
       }
@@ -157,14 +157,14 @@ package final class InstanceInbox: Sendable {
       var inputs: [DeliveryBatch.Input] = []
       while inputs.count < limit, let item = line.queue.popFirst() {
         switch item {
-        case .event(let port, let value):
+        case .event(let port, let value, let hops):
           line.queuedEvents -= 1
           wakeProducers = line.waitingProducers > 0
-          inputs.append(DeliveryBatch.Input(port: port, kind: .event, value: value))
+          inputs.append(DeliveryBatch.Input(port: port, kind: .event, value: value, hops: hops))
         case .state(let port):
-          let value = line.pendingState.removeValue(forKey: port)!
+          let (value, hops) = line.pendingState.removeValue(forKey: port)!
           line.deliveredState[port] = value
-          inputs.append(DeliveryBatch.Input(port: port, kind: .state, value: value))
+          inputs.append(DeliveryBatch.Input(port: port, kind: .state, value: value, hops: hops))
         }
       }
       line.sending = true
@@ -175,17 +175,17 @@ package final class InstanceInbox: Sendable {
   }
 
   /// Puts an input back at the front (its process died before it could be sent).
-  package func putBack(port: String, kind: PortKind, value: Value) {
+  package func putBack(port: String, kind: PortKind, value: Value, hops: UInt8) {
     line.withLock { line in
       switch kind {
       case .state:
         if line.pendingState[port] == nil {
-          line.pendingState[port] = value
+          line.pendingState[port] = (value, hops)
           line.queue.prepend(.state(port: port))
         }
       case .event:
         line.queuedEvents += 1
-        line.queue.prepend(.event(port: port, value: value))
+        line.queue.prepend(.event(port: port, value: value, hops: hops))
       }
     }
   }

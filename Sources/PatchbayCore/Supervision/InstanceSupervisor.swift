@@ -11,7 +11,9 @@ import PatchbayWire
 /// What a supervised instance tells the hub.
 package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   /// `batch` collects the inputs routed on the way, to be sent together after the read.
-  func instance(_ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, batch: DeliveryBatch?)
+  func instance(
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
+    batch: DeliveryBatch?)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -78,6 +80,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var port: String
     var kind: PortKind
     var value: Value
+    var hops: UInt8
   }
 
   package init(
@@ -252,7 +255,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       }
       logger.info("running (pid \(process.pid))")
       inbox.open(replayingState: true)
-    case .publish(let index, let value):
+    case .publish(let index, let value, let hops):
       let port: PortDescriptor? = state.withLock { state in
         let ports = state.ports
         guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
@@ -265,7 +268,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         logger.error("published on port \(index), which is not an output of that type; ignored")
         return
       }
-      delegate?.instance(self, published: value, on: port, batch: batch)
+      delegate?.instance(self, published: value, on: port, hops: hops, batch: batch)
     case .log(let level, let text):
       logger.log(level: Self.hubLogLevel(level), "\(text)")
     case .heartbeat(let sequence):
@@ -335,7 +338,9 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     let taken = min(ledger.taken, sent)
     let finished = min(ledger.finished, taken)
     let unseen = pending.filter { $0.sequence > taken }
-    for input in unseen.reversed() { inbox.putBack(port: input.port, kind: input.kind, value: input.value) }
+    for input in unseen.reversed() {
+      inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
+    }
     if let dying = pending.first(where: { $0.sequence == taken && taken > finished }) {
       logger.warning("the input it was handling when it ended (\(dying.port) \(dying.value)) is not retried")
     }
@@ -426,7 +431,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// then the queue and its delivery thread take over.
   /// With a `batch` (a reader's), the value joins it instead and is sent with the others.
   package func deliver(
-    _ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil, batch: DeliveryBatch? = nil
+    _ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil, batch: DeliveryBatch? = nil,
+    hops: UInt8 = 1
   ) -> Bool {
     if let batch {
       let claimed =
@@ -434,14 +440,14 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         ? inbox.extendClaim(port: port.name, kind: port.kind, value: value)
         : inbox.claim(port: port.name, kind: port.kind, value: value)
       if claimed {
-        batch.add(value, port: port.name, kind: port.kind, for: self)
+        batch.add(value, port: port.name, kind: port.kind, hops: hops, for: self)
         return true
       }
       // What follows may wait for room: the claims the batch holds must not wait with it.
       batch.flush()
     }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      transmit(port: port.name, value: value)
+      transmit(port: port.name, value: value, hops: hops)
       return true
     }
     // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
@@ -451,7 +457,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     if port.kind == .event, let producer {
       let deadline = Date().addingTimeInterval(spec.supervision.hangTimeout)
       producer.backPressure(begins: true)
-      let admission = inbox.enqueueEvent(port: port.name, value: value, waitingUntil: deadline)
+      let admission = inbox.enqueueEvent(port: port.name, value: value, hops: hops, waitingUntil: deadline)
       producer.backPressure(begins: false)
       switch admission {
       case .queued: return true
@@ -463,7 +469,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         return false
       }
     }
-    let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value)
+    let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value, hops: hops)
     if !accepted { state.withLock { $0.drops += 1 } }
     return accepted
   }
@@ -498,7 +504,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       guard let process = state.process else { return nil }
       for (position, input) in inputs.enumerated() {
         if let index = state.ports.firstIndex(where: { $0.name == input.port && $0.direction == .input }) {
-          messages.append(.input(port: UInt32(index), value: input.value))
+          messages.append(.input(port: UInt32(index), value: input.value, hops: input.hops))
         } else {
           unknown.append(position)
         }
@@ -507,7 +513,9 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     guard let process else {
       inbox.hold()
-      for input in inputs.reversed() { inbox.putBack(port: input.port, kind: input.kind, value: input.value) }
+      for input in inputs.reversed() {
+        inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
+      }
       return
     }
     // Ports come from the consumer's declaration, so an unknown one is a route compiled
@@ -527,7 +535,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         for input in inputs.prefix(count) {
           state.sentToProcess += 1
           state.inFlight.append(
-            InFlightInput(sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value))
+            InFlightInput(
+              sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value, hops: input.hops))
         }
         while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
       }
@@ -536,14 +545,14 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     // one gets them).
     if sent == nil { inbox.hold() }
     for input in inputs.dropFirst(count).reversed() {
-      inbox.putBack(port: input.port, kind: input.kind, value: input.value)
+      inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
     }
   }
 
   /// Sends an input claimed by the thread that routed it without blocking, or puts it back at
   /// the front of the line: for the delivery thread when the socket is full, for the next
   /// process when this one is gone.
-  private func transmit(port portName: String, value: Value) {
+  private func transmit(port portName: String, value: Value, hops: UInt8) {
     defer { inbox.finishSending() }
     let target: (any PluginChannel, UInt32, PortKind)? = state.withLock { state in
       guard let process = state.process,
@@ -555,7 +564,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       logger.warning("input for unknown port '\(portName)' dropped")
       return
     }
-    let message = HubMessage.input(port: index, value: value)
+    let message = HubMessage.input(port: index, value: value, hops: hops)
     switch process.trySend(message) {
     case .sent:
       let ledger = process.inputLedger
@@ -564,17 +573,17 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         if state.process === process, let ledger {
           state.sentToProcess += 1
           state.inFlight.append(
-            InFlightInput(sequence: state.sentToProcess, port: portName, kind: kind, value: value))
+            InFlightInput(sequence: state.sentToProcess, port: portName, kind: kind, value: value, hops: hops))
           // Forget what the host has finished (its ledger), so the list stays short.
           while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
         }
       }
     case .wouldBlock:
-      inbox.putBack(port: portName, kind: kind, value: value)
+      inbox.putBack(port: portName, kind: kind, value: value, hops: hops)
     case .closed:
       // The process is gone; keep the input for the next one.
       inbox.hold()
-      inbox.putBack(port: portName, kind: kind, value: value)
+      inbox.putBack(port: portName, kind: kind, value: value, hops: hops)
     }
   }
 

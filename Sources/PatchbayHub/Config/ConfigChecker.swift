@@ -28,6 +28,14 @@ public struct ConfigChecker: Sendable {
     let (semantic, unchecked) = check(
       config, skippingRoutesTo: structural.instanceNames, skippingUndefinedInstances: !lost.isEmpty)
     var result = structural
+    if !structural.contains(where: { $0.key == "hub.state_directory" }),
+      let problem = StateDirectoryCheck.problem(config.hub.stateDirectory)
+    {
+      result.append(
+        ConfigDiagnostic(
+          file: config.hub.stateDirectoryFile ?? config.files.first ?? "", key: "hub.state_directory",
+          message: problem + (config.hub.stateDirectoryFile == nil ? " (the default; set hub.state_directory)" : "")))
+    }
     if unchecked > 0 {
       let routes = unchecked == 1 ? "1 route" : "\(unchecked) routes"
       for file in lost {

@@ -50,7 +50,7 @@ final class EmbeddedPlugin: PluginChannel {
       let info = PluginInfo(name: "embedded", version: "1.0", description: "in memory", abiMajor: 1, abiMinor: 0)
       answer(.created(info, ports: ports))
     case .start: answer(.started)
-    case .input(let index, let value):
+    case .input(let index, let value, _):
       // A consumer that is slowed down holds the sender here, as a full socket would.
       guard world.waitWhileSlow(instance, unless: { self.life.withLock { $0.ended } }) else { return false }
       world.record(instance: instance, port: ports[Int(index)].name, value: value)

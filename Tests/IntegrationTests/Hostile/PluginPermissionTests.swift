@@ -1,0 +1,56 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 29.11: a library planted in a folder others may write to (or a library file others
+/// may change) is refused, by `check` and by the running hub, with the fix in the message.
+@Suite(.serialized) struct PluginPermissionTests {
+  static let config = """
+    [instances.counter]
+    plugin = "example-c"
+    """
+
+  @Test func aLibraryInAWorldWritableFolderIsRefused() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(Self.config)
+    #expect(try harness.check().status == 0)
+    chmod(harness.pluginDirectory, 0o777)
+    let check = try harness.check()
+    #expect(check.status != 0)
+    #expect(
+      check.output.contains("the folder '\(harness.pluginDirectory)' is writable by anyone (mode 777)"),
+      "\(check.output)")
+    #expect(check.output.contains("chmod go-w \(harness.pluginDirectory)"), "\(check.output)")
+    // The running hub refuses it as well: the instance fails with the reason, nothing runs it.
+    try harness.start()
+    try eventually("the instance is refused; log:\n\(harness.log)") {
+      try harness.instanceStatus("counter")?["phase"] as? String == "failed"
+    }
+    #expect(harness.log.contains("chmod go-w \(harness.pluginDirectory)"), "\(harness.log)")
+    try harness.stop()
+  }
+
+  @Test func aGroupWritableLibraryIsRefusedAndAStickyFolderIsNot() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(Self.config)
+    let library =
+      try FileManager.default.contentsOfDirectory(atPath: harness.pluginDirectory)
+      .first { $0.contains("example-c") }.map { harness.pluginDirectory + "/" + $0 } ?? ""
+    chmod(library, 0o775)
+    let check = try harness.check()
+    #expect(check.status != 0)
+    #expect(check.output.contains("the file '\(library)' is writable by its group"), "\(check.output)")
+    #expect(check.output.contains("chmod go-w \(library)"), "\(check.output)")
+    // A sticky world-writable folder (as /tmp, where the tests' own folders live) is fine.
+    chmod(library, 0o755)
+    chmod(harness.pluginDirectory, 0o1777)
+    let sticky = try harness.check()
+    #expect(sticky.status == 0, "\(sticky.output)")
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// Loops (issue 29.2, 29.3): a loop the hub sees whole (scenes triggering scenes) is refused by
+/// `check`; a loop through plugins that echo what they get is cut by the hop count each routed
+/// value carries, logged once per route and counted in status; a two-way sync still settles.
+@Suite(.serialized) struct RouteLoopTests {
+  static let probe = """
+    [instances.probe]
+    plugin = "example-swift"
+    record = "PATH/probe.jsonl"
+    ports = [{ name = "ticks", type = "integer", kind = "event" },
+             { name = "ping", type = "trigger", kind = "event" },
+             { name = "lamp", type = "bool", kind = "state" }]
+    """
+
+  func probe(_ harness: HubUnderTest) -> String { Self.probe.replacingOccurrences(of: "PATH", with: harness.path) }
+
+  @Test func checkRefusesScenesThatTriggerThemselvesOrEachOther() throws {
+    let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
+    try harness.writeConfig(
+      probe(harness) + """
+
+        [scenes.s]
+        "probe.lamp" = true
+        [scenes.a]
+        "probe.lamp" = true
+        [scenes.b]
+        "probe.lamp" = false
+
+        [[routes]]
+        from = "scene.s.activated"
+        to = "scene.s"
+
+        [[routes]]
+        from = "scene.a.activated"
+        to = "scene.b"
+
+        [[routes]]
+        from = "scene.b.activated"
+        to = ["probe.ping", "scene.a"]
+        """)
+    let check = try harness.check()
+    print("patchbay check of the scene loops (exit \(check.status)):\n\(check.output)")
+    #expect(check.status != 0)
+    #expect(
+      check.output.contains(
+        "patchbay.toml: routes[1]: scene.s activates itself: scene.s.activated -> scene.s (routes[1])"),
+      "\(check.output)")
+    #expect(
+      check.output.contains(
+        "routes[3]: scenes activate each other in a loop: scene.a.activated -> scene.b (routes[2]),"
+          + " then scene.b.activated -> scene.a (routes[3])"), "\(check.output)")
+    // `run` refuses it as well, instead of crashing at the first activation.
+    let run = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", harness.configPath])
+    #expect(try run.waitForExit(within: 60) != 0)
+    #expect(run.output.contains("scene.s activates itself"), "\(run.output)")
+  }
+
+  @Test func aLoopThroughAPluginIsCutCountedAndLoggedOnce() throws {
+    let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
+    try harness.writeConfig(
+      probe(harness) + """
+
+        [scenes.s]
+        "probe.lamp" = true
+
+        [[routes]]
+        from = "probe.ticks.out"
+        to = "probe.ticks"
+
+        [[routes]]
+        from = "scene.s.activated"
+        to = "probe.ping"
+
+        [[routes]]
+        from = "probe.ping.out"
+        to = "scene.s"
+        """)
+    #expect(try harness.check().status == 0)
+    try harness.start()
+    try harness.waitUntilRunning("probe")
+    func loopDrops(_ key: String) throws -> Int {
+      let routes = try harness.status()["routes"] as? [[String: Any]] ?? []
+      return routes.first { $0["key"] as? String == key }?["loopDrops"] as? Int ?? 0
+    }
+    // An event echoed back to its own input: the plugin receives it 16 times, then it is cut.
+    try harness.send("probe.ticks", "7")
+    try eventually("the echo loop is cut; log:\n\(harness.log)") { try loopDrops("routes[1]") == 1 }
+    #expect(harness.lines("probe.jsonl").filter { $0.contains(#""port":"ticks""#) }.count == 16)
+    // A scene activated through a plugin that answers its activation: cut the same way (by
+    // the route from scene.s.activated, the 16th route the activation passes through).
+    #expect(try harness.cli("scene", "s").status == 0)
+    try eventually("the scene loop is cut; log:\n\(harness.log)") { try loopDrops("routes[2]") == 1 }
+    // The hub survived both and still answers; each loop was logged once.
+    let status = try harness.cli("status")
+    print("patchbay status after the loops were cut:\n\(status.output)")
+    #expect(status.status == 0)
+    #expect(status.output.contains("loop drops 1"), "\(status.output)")
+    let json = try harness.cli("status", "--json")
+    #expect(json.output.contains(#""loopDrops""#), "\(json.output)")
+    #expect(harness.log.components(separatedBy: "passed through 16 routes").count - 1 == 2, "\(harness.log)")
+    try harness.send("probe.ticks", "8")
+    try eventually("the second value is cut too") { try loopDrops("routes[1]") == 2 }
+    #expect(harness.log.components(separatedBy: "passed through 16 routes").count - 1 == 2, "\(harness.log)")
+    try harness.stop()
+  }
+
+  @Test func aSwitchMirroredBetweenTwoPluginsSettles() throws {
+    let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
+    func mirror(_ name: String) -> String {
+      """
+      [instances.\(name)]
+      plugin = "example-swift"
+      record = "\(harness.path)/\(name).jsonl"
+      ports = [{ name = "switch", type = "bool", kind = "state" },
+               { name = "press", type = "integer", kind = "event" }]
+
+      """
+    }
+    // Both echo every input to their output (example-swift mirrors): the state settles because
+    // an echoed state that changes nothing is not passed on again.
+    try harness.writeConfig(
+      mirror("left") + mirror("right") + """
+        [[routes]]
+        from = "left.switch.out"
+        to = "right.switch"
+
+        [[routes]]
+        from = "right.switch.out"
+        to = "left.switch"
+        """)
+    try harness.start()
+    try harness.waitUntilRunning("left", "right")
+    try harness.send("left.switch", "true")
+    try eventually("right follows left") { harness.lines("right.jsonl").contains(#"{"port":"switch","value":true}"#) }
+    try harness.send("right.switch", "false")
+    try eventually("left follows right") { harness.lines("left.jsonl").last == #"{"port":"switch","value":false}"# }
+    // Each side gets the echo of its own change once more, and that is all: a value still
+    // circulating would have run far past three inputs each (thousands a second) by now.
+    try eventually("right has the echo of false") { harness.lines("right.jsonl").count >= 3 }
+    _ = try harness.status()
+    #expect(
+      harness.lines("left.jsonl") == [
+        #"{"port":"switch","value":true}"#, #"{"port":"switch","value":true}"#, #"{"port":"switch","value":false}"#,
+      ])
+    #expect(
+      harness.lines("right.jsonl") == [
+        #"{"port":"switch","value":true}"#, #"{"port":"switch","value":false}"#, #"{"port":"switch","value":false}"#,
+      ])
+    let routes = try harness.status()["routes"] as? [[String: Any]] ?? []
+    #expect(routes.allSatisfy { ($0["loopDrops"] as? Int ?? 0) == 0 }, "\(routes)")
+    #expect(!harness.log.contains("passed through 16 routes"), "\(harness.log)")
+    try harness.stop()
+  }
+}
