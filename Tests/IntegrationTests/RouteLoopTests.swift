@@ -154,4 +154,92 @@ import Testing
     #expect(!harness.log.contains("passed through 16 routes"), "\(harness.log)")
     try harness.stop()
   }
+
+  /// A C plugin that passes a bool on only when it changes: two of them mirroring each other
+  /// over event ports settle because neither echoes what it already has.
+  static let latchSource = #"""
+    #include <patchbay/plugin.h>
+    #include <stdlib.h>
+
+    typedef struct latch {
+      const pb_host_api *api;
+      pb_host *host;
+      uint32_t in_set, out_changed;
+      int known, current;
+    } latch;
+
+    static pb_status latch_create(const pb_create_args *args, void **out, pb_error *error) {
+      latch *self = calloc(1, sizeof(latch));
+      self->api = args->api;
+      self->host = args->host;
+      pb_port set = {sizeof(pb_port), PB_PORT_INPUT, PB_PORT_EVENT, PB_VALUE_BOOL, "set", "the new value"};
+      pb_port changed = {sizeof(pb_port), PB_PORT_OUTPUT, PB_PORT_EVENT, PB_VALUE_BOOL, "changed", "when it changed"};
+      if (self->api->add_port(self->host, &set, &self->in_set) != PB_OK ||
+          self->api->add_port(self->host, &changed, &self->out_changed) != PB_OK) {
+        (void)error;
+        return PB_ERR_INTERNAL;
+      }
+      *out = self;
+      return PB_OK;
+    }
+    static pb_status latch_start(void *instance, pb_error *error) { (void)instance; (void)error; return PB_OK; }
+    static pb_status latch_receive(void *instance, uint32_t port, const pb_value *value, pb_error *error) {
+      (void)port; (void)error;
+      latch *self = instance;
+      int next = value->u.boolean ? 1 : 0;
+      if (self->known && self->current == next) return PB_OK;
+      self->known = 1;
+      self->current = next;
+      pb_value out = {0};
+      out.size = sizeof(pb_value);
+      out.type = PB_VALUE_BOOL;
+      out.u.boolean = (uint32_t)next;
+      return self->api->publish(self->host, self->out_changed, &out);
+    }
+    static pb_status latch_stop(void *instance, pb_error *error) { (void)instance; (void)error; return PB_OK; }
+    static void latch_destroy(void *instance) { free(instance); }
+    static const pb_plugin_descriptor descriptor = {
+      .size = sizeof(pb_plugin_descriptor), .abi_major = PB_ABI_MAJOR, .abi_minor = PB_ABI_MINOR,
+      .name = "latch", .version = "1.0.0", .description = "passes a bool on when it changes",
+      .create = latch_create, .start = latch_start, .receive = latch_receive, .stop = latch_stop,
+      .destroy = latch_destroy,
+    };
+    __attribute__((visibility("default"))) const pb_plugin_descriptor *patchbay_plugin_describe(void) {
+      return &descriptor;
+    }
+    """#
+
+  @Test func twoPluginsThatPassOnlyChangesSettle() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "latch", source: Self.latchSource)
+    try harness.writeConfig(
+      """
+      [instances.left]
+      plugin = "latch"
+
+      [instances.right]
+      plugin = "latch"
+
+      [[routes]]
+      from = "left.changed"
+      to = "right.set"
+
+      [[routes]]
+      from = "right.changed"
+      to = "left.set"
+      """)
+    try harness.start()
+    try harness.waitUntilRunning("left", "right")
+    func inputs(_ name: String) throws -> Int { try harness.instanceStatus(name)?["messagesIn"] as? Int ?? -1 }
+    // left takes true and passes it on; right takes it and passes it back; left has it: done.
+    try harness.send("left.set", "true")
+    try eventually("true went round once") { try inputs("left") >= 2 && inputs("right") >= 1 }
+    try harness.send("right.set", "false")
+    try eventually("false went round once") { try inputs("left") >= 3 && inputs("right") >= 3 }
+    let routes = try harness.status()["routes"] as? [[String: Any]] ?? []
+    #expect(try inputs("left") == 3 && inputs("right") == 3)
+    #expect(routes.allSatisfy { ($0["loopDrops"] as? Int ?? 0) == 0 }, "\(routes)")
+    #expect(!harness.log.contains("passed through 16 routes"), "\(harness.log)")
+    try harness.stop()
+  }
 }
