@@ -1,31 +1,70 @@
 import Foundation
+import PatchbayTestSupport
 import ScheduleTiming
 import Testing
 
 /// The system tz database read directly (TZif files and their POSIX footer rules), checked
-/// against Foundation's offsets for zones with every kind of rule.
+/// against the C library's reading of the same files (`zdump -v`, glibc's: every transition
+/// from 2000 to 2100 and the second before it) for zones with every kind of rule. Not against
+/// Foundation: its offsets come from the tz data built into the toolchain's ICU, which an
+/// up-to-date system's tzdata outgrows (Morocco's 2026 rules).
 struct TZDatabaseTests {
+  /// zdump's lines for one zone: (UTC seconds, offset in effect then), in time order.
+  static func transitions(_ name: String) throws -> [(instant: Int64, offset: Int64)] {
+    let result = try runProgram("/usr/bin/zdump", ["-v", "-c", "2000,2100", name])
+    try #require(result.status == 0, "zdump: \(result.output)")
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    var found: [(instant: Int64, offset: Int64)] = []
+    // "Africa/Casablanca  Sun Feb 15 01:59:59 2026 UT = Sun Feb 15 02:59:59 2026 +01 isdst=0 gmtoff=3600"
+    for line in result.output.split(separator: "\n") {
+      guard let equals = line.range(of: " UT = "), let gmtoff = line.range(of: "gmtoff=") else { continue }
+      let fields = line[..<equals.lowerBound].split(separator: " ").suffix(5).map(String.init)
+      let clock = fields[3].split(separator: ":").compactMap { Int($0) }
+      guard fields.count == 5, let month = months.firstIndex(of: fields[1]), let day = Int(fields[2]),
+        let year = Int(fields[4]), clock.count == 3, let offset = Int64(line[gmtoff.upperBound...])
+      else {
+        Issue.record("unexpected zdump line: \(line)")
+        continue
+      }
+      let instant = LocalDateTime(year, month + 1, day, clock[0], clock[1], clock[2]).localSeconds
+      found.append((instant, offset))
+    }
+    return found
+  }
+
   @Test(arguments: [
     "Europe/Berlin", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe", "Pacific/Auckland",
     "America/St_Johns", "Asia/Kolkata", "America/Sao_Paulo", "Europe/Dublin", "Africa/Casablanca", "Asia/Tehran",
     "Pacific/Chatham", "America/Santiago", "Etc/UTC", "UTC",
   ])
-  func offsetsAgreeWithFoundationFrom2000To2100(name: String) throws {
+  func offsetsAgreeWithTheCLibraryFrom2000To2100(name: String) throws {
     let database = try #require(TZifZone(identifier: name), "no \(name) in /usr/share/zoneinfo")
-    let foundation = try #require(TimeZone(identifier: name))
+    let transitions = try Self.transitions(name)
     var disagreements: [String] = []
-    // Every 25 hours, so each hour of the day comes round, through the listed transitions and
-    // far past them into the footer's rule.
+    // Each transition and the second before it.
+    for (instant, offset) in transitions where disagreements.count < 5 {
+      let actual = database.offset(at: instant)
+      if actual != offset {
+        disagreements.append("\(LocalDateTime(localSeconds: instant)) UTC: \(actual) vs \(offset)")
+      }
+    }
+    // And every 25 hours in between, so each hour of the day comes round: the offset of the
+    // latest line at or before the instant (before the first, the first's; a zone without
+    // transitions, its fixed offset, which Foundation knows).
+    let fixed = Int64(try #require(TimeZone(identifier: name)).secondsFromGMT())
     var instant = LocalDateTime(2000, 1, 1).localSeconds
     let end = LocalDateTime(2100, 1, 1).localSeconds
+    var next = 0
     while instant < end, disagreements.count < 5 {
-      let expected = Int64(foundation.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+      while next < transitions.count, transitions[next].instant <= instant { next += 1 }
+      let expected = transitions.isEmpty ? fixed : transitions[max(next - 1, 0)].offset
       let actual = database.offset(at: instant)
       if actual != expected {
         disagreements.append("\(LocalDateTime(localSeconds: instant)) UTC: \(actual) vs \(expected)")
       }
       instant += 25 * 3600
     }
+    #expect(!transitions.isEmpty || ["Asia/Kolkata", "Etc/UTC", "UTC"].contains(name), "zdump found no transitions")
     #expect(disagreements.isEmpty, "\(name): \(disagreements)")
   }
 
