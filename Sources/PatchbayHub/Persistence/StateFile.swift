@@ -8,7 +8,12 @@ package struct StateFile: HubStateStorage {
   package let path: String
   private let logger = Logger(label: "hub")
 
-  package init(directory: String) { path = directory + "/hub-state.json" }
+  private let failures: WriteFailureLog
+
+  package init(directory: String) {
+    path = directory + "/hub-state.json"
+    failures = WriteFailureLog(what: "state file \(path)", logger: logger)
+  }
 
   package func load() -> HubStateStore.Snapshot? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
@@ -25,8 +30,9 @@ package struct StateFile: HubStateStorage {
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
     do {
       try AtomicFile.write(try encoder.encode(snapshot), to: path)
+      failures.succeeded()
     } catch {
-      logger.error("cannot write state file \(path): \(error)")
+      failures.failed("\(error)")
     }
   }
 }
