@@ -48,8 +48,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var lastHeartbeatSent: Double = 0
     /// The outstanding heartbeat did not fit into the full socket yet: sent again each tick.
     var heartbeatUnsent = false
-    /// The host's count of finished inputs at the last tick: progress is no hang.
-    var finishedSeen: UInt64 = 0
     var deliberateStop = false
     /// The hub is stopping (or gave up starting): nothing launches this instance again.
     var retired = false
@@ -140,7 +138,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.holdStart = holdStart
       state.heartbeatOutstandingSince = nil
       state.heartbeatUnsent = false
-      state.finishedSeen = 0
       state.hostVerdict = nil
       state.generation += 1
       state.sentToProcess = 0
@@ -510,11 +507,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         if state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
         return nil
       }
-      // A plugin that finishes inputs is working, not hung (its answer waits behind them).
-      if let finished = process.inputLedger?.finished, finished != state.finishedSeen {
-        state.finishedSeen = finished
-        if state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
-      }
       if let since = state.heartbeatOutstandingSince, now - since > settings.hangTimeout {
         state.heartbeatOutstandingSince = nil
         state.heartbeatUnsent = false
@@ -533,7 +525,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     guard let (process, sequence, hungFor, phase) = action else { return }
     if let sequence {
       // Never blocks the ticker (every instance's heartbeats) on one full socket: a heartbeat
-      // that does not fit is tried again on the next tick, its hang clock running.
+      // that does not fit is tried again on the next tick, its hang clock running (a socket
+      // full for a whole hang timeout is a plugin that does not answer, as before).
       let sent = sendControl(.heartbeat(sequence: sequence), to: process)
       state.withLock { state in
         if state.process === process, state.heartbeatSequence == sequence { state.heartbeatUnsent = !sent }
