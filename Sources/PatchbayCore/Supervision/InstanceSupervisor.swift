@@ -1,8 +1,8 @@
+import CPatchbayPlugin
 import DequeModule
 import Foundation
 import Logging
 import PatchbayValues
-import CPatchbayPlugin
 import PatchbayWire
 
 #if canImport(Glibc)
@@ -341,7 +341,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         markFailed("\(text)")
       } else if stage == .create, status == PB_ERR_INVALID_CONFIG {
         // The plugin refused its config: the same config would be refused again.
-        markFailed("create() refused the config of [instances.\(spec.name)]: \(text); not retried until the config changes")
+        markFailed(
+          "create() refused the config of [instances.\(spec.name)]: \(text); not retried until the config changes")
       }
     case .refusals(let total):
       state.change { $0.refusals = Int(clamping: total) }
