@@ -55,6 +55,17 @@ enum StubbornPlugin {
         return PB_ERR_UNAVAILABLE;
       }
       if (is(self, "hang_create")) for (;;) pause();
+      if (is(self, "unavailable_once")) {
+        /* The first attempt fails (the device is not there yet); a marker file remembers it. */
+        char marker[4096];
+        snprintf(marker, sizeof marker, "%s/tried", args->state_directory);
+        if (access(marker, F_OK) != 0) {
+          FILE *file = fopen(marker, "w");
+          if (file) fclose(file);
+          snprintf(error->message, PB_ERROR_CAPACITY, "the device is not there yet");
+          return PB_ERR_UNAVAILABLE;
+        }
+      }
       *out = self;
       return PB_OK;
     }

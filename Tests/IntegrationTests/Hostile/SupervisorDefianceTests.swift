@@ -99,6 +99,32 @@ import Testing
     try harness.stop()
   }
 
+  @Test func anInstanceThatStartsOnlyOnItsSecondAttemptGetsItsRoutes() throws {
+    let harness = try harness(
+      """
+      [instances.late]
+      plugin = "stubborn"
+      mode = "unavailable_once"
+      backoff_initial_ms = 100
+
+      [instances.good]
+      plugin = "stubborn"
+
+      [[routes]]
+      from = "good.tick"
+      to = "late.poke"
+      """)
+    try harness.start()
+    let hub = harness.process!
+    try harness.waitUntilRunning("late", "good")
+    try hub.waitForLine(containing: "'late' runs now: routes installed again", within: 30)
+    try harness.send("good.tick", "trigger")
+    try eventually("late got the value its route carries; output:\n\(hub.output)", within: 30) {
+      (try harness.instanceStatus("late")?["messagesIn"] as? Int ?? 0) >= 1
+    }
+    try harness.stop()
+  }
+
   @Test func sigtermWhileAnInstanceHangsInCreateActsAtOnce() throws {
     let harness = try harness(
       """
