@@ -75,7 +75,7 @@ let package = Package(
     .target(
       name: "PatchbayCore",
       dependencies: [
-        "PatchbayValues", "PatchbayWire",
+        "PatchbayValues", "PatchbayWire", "CPatchbayPlugin",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "TOMLKit", package: "TOMLKit"),
         .product(name: "DequeModule", package: "swift-collections"),

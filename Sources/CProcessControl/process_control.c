@@ -195,6 +195,19 @@ void pc_install_host_exit_guards(void) {
   on_exit(on_exit_guard, NULL);
 }
 
+void pc_reset_fatal_signals(void) {
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (unsigned index = 0; index < sizeof fatal / sizeof fatal[0]; index++) sigaction(fatal[index], &action, NULL);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  for (unsigned index = 0; index < sizeof fatal / sizeof fatal[0]; index++) sigaddset(&unblock, fatal[index]);
+  sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
 int pc_wait_for_end(pid_t pid, int timeout_ms) {
   int fd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (fd < 0) return errno == ESRCH ? 1 : -1;

@@ -18,6 +18,8 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let clock: any HubClock
   /// The heartbeat ticker runs while this is true.
   private let ticking = Atomic(false)
+  /// `stop` has begun: a `start` still waiting for its instances gives up.
+  private let stopping = Atomic(false)
   private let startedAt = Date()
   private let launcher: PluginLauncher
 
@@ -63,10 +65,13 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   public func start() throws(ConfigErrors) {
     let supervisors = config.instances.map(makeSupervisor)
     tables.withLock { tables in for supervisor in supervisors { tables.instances[supervisor.spec.name] = supervisor } }
+    if stopping.load(ordering: .sequentiallyConsistent) { return }
     // Heartbeats from the first moment: a create() that never returns is a hang too.
     startTicker()
     for supervisor in supervisors { supervisor.launch(holdStart: true) }
     waitUntilCreated(supervisors)
+    // Stopped while starting (SIGTERM): `stop` retired every instance; nothing more to do.
+    if stopping.load(ordering: .sequentiallyConsistent) { return }
     do throws(ConfigErrors) {
       try installRoutes(config.routes, scenes: config.scenes)
     } catch {
@@ -92,14 +97,44 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     for supervisor in supervisors { supervisor.waitUntilCreatedOrDown(until: deadline) }
   }
 
-  /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL) and saves state.
+  /// Stops every instance in parallel (each: stop, SIGTERM, SIGKILL, by their deadlines) for
+  /// good and saves state. It may run while `start` still waits for instances (SIGTERM while
+  /// starting): `start` then ends at once and starts nothing.
   public func stop() {
+    stopping.store(true, ordering: .sequentiallyConsistent)
     ticking.store(false, ordering: .relaxed)
     let supervisors = Array(instances.values)
-    DispatchQueue.concurrentPerform(iterations: supervisors.count) { index in supervisors[index].stop() }
+    DispatchQueue.concurrentPerform(iterations: supervisors.count) { index in supervisors[index].retire() }
     for supervisor in supervisors { supervisor.shutdown() }
     store.flush()
     logger.info("hub stopped")
+  }
+
+  /// SIGTERM while `start` waits for instances: it stops waiting and starts nothing (nothing
+  /// launches any more); `stop` then ends every instance by its deadlines. Does not block.
+  public func abandonStart() {
+    stopping.store(true, ordering: .sequentiallyConsistent)
+    for supervisor in instances.values { supervisor.markRetired() }
+  }
+
+  /// Whether `stop` or `abandonStart` was called.
+  public var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+  /// An instance that could not start with the hub (its first attempt failed) has declared
+  /// its ports: its routes and scene values, inactive until now, are installed.
+  package func instanceCreatedLate(_ instance: InstanceSupervisor) {
+    DispatchQueue.global().async { [self] in
+      reloading.withLock { _ in
+        guard self.instance(named: instance.spec.name) === instance, !isStopping else { return }
+        let config = config
+        do throws(ConfigErrors) {
+          try installRoutes(config.routes, scenes: config.scenes)
+          logger.info("'\(instance.spec.name)' runs now: routes installed again")
+        } catch {
+          logger.error("routes after '\(instance.spec.name)' started late: \(error)")
+        }
+      }
+    }
   }
 
   /// Every 0.1 s on the clock, each instance's supervisor sends or checks its heartbeat. The

@@ -20,6 +20,8 @@ public struct PluginInfo: Sendable, Equatable, Codable {
 /// The step of a plugin's life that failed.
 public enum LifecycleStage: UInt8, Sendable, Equatable, Codable {
   case load = 1, create, start, stop
+  /// The plugin called `fault` (gave up) while running.
+  case fault
 
   public var name: String {
     switch self {
@@ -27,6 +29,7 @@ public enum LifecycleStage: UInt8, Sendable, Equatable, Codable {
     case .create: "create"
     case .start: "start"
     case .stop: "stop"
+    case .fault: "fault"
     }
   }
 }

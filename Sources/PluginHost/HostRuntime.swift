@@ -450,7 +450,8 @@ final class HostRuntime: Sendable {
   }
 
   func reportFault(_ code: pb_status, _ message: String) -> Never {
-    outbox.send(HostMessage.log(level: UInt8(PB_LOG_ERROR), message: "plugin gave up: \(message)").encode())
+    // The hub trusts this report, not the exit status (a plugin can exit() with any number).
+    outbox.send(HostMessage.failed(stage: .fault, status: code, message: message).encode())
     outbox.drain()
     hostExit(5)
   }

@@ -10,6 +10,11 @@ import PatchbayWire
   import Glibc
 #endif
 
+// A crash in the plugin ends this process by its signal, for the hub to see and restart; the
+// Swift runtime's handler (installed before this line runs) would catch it, and a raised
+// SIGSEGV would let the process run on as if nothing happened.
+pc_reset_fatal_signals()
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--conformance" {
   // A child of the checker, not of the hub: the same containment, no hub socket.
   _ = pc_become_subreaper()

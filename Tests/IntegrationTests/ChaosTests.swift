@@ -72,8 +72,9 @@ import Testing
     #expect(try harness.instanceStatus("healthy")?["drops"] as? Int == 0)
     #expect((try harness.instanceStatus("source")?["backPressureWaits"] as? Int ?? 0) > 0)
     #expect(hub.isRunning)
-    for kind in ["SIGSEGV", "SIGABRT", "exited with code 3", "stopped answering heartbeats", "broke the wire protocol"]
-    {
+    for kind in [
+      "SIGSEGV", "SIGABRT", "exited with status 3", "stopped answering heartbeats", "broke the wire protocol",
+    ] {
       #expect(hub.lines.contains { $0.contains("[victim]") && $0.contains(kind) }, "no \(kind) seen")
     }
     let status = try harness.cli("status").output

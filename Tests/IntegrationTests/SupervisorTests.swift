@@ -193,7 +193,7 @@ import Testing
     try harness.start()
     let hub = harness.process!
     #expect(try harness.cli("send", "once.command", "exit 7").status == 0)
-    try hub.waitForLine(containing: "[once] failed: ended (exited with code 7)")
+    try hub.waitForLine(containing: "[once] failed: ended (the plugin exited with status 7)")
     #expect(try harness.cli("restart", "once").status == 0)
     try eventually("once running again") {
       hub.lines.filter { $0.contains("[once] running") }.count == 2

@@ -67,3 +67,62 @@ import Testing
     #expect(permanent.decide(after: .exited(code: 0), ranFor: 5, now: 0, jitter: 1) == .restart(delay: 0.5, attempt: 1))
   }
 }
+
+/// A configured back-off of 0 ms does not make a crash loop spin: the minimum applies from the
+/// second restart on, the first stays as configured.
+@Suite struct MinimumBackOffTests {
+  @Test func aZeroBackOffStillSlowsACrashLoop() {
+    var settings = SupervisionSettings()
+    settings.backoffInitial = 0
+    settings.backoffMax = 0
+    settings.maxRestarts = 1000
+    var planner = RestartPlanner(settings: settings)
+    var delays: [Double] = []
+    for second in 0..<7 {
+      if case .restart(let delay, _) = planner.decide(after: .signaled(6), ranFor: 0.01, now: Double(second), jitter: 1)
+      {
+        delays.append(delay)
+      }
+    }
+    #expect(delays == [0, 0.2, 0.4, 0.8, 1, 1, 1])
+    #expect(RestartPlanner.clampNote(settings) != nil)
+    #expect(RestartPlanner.clampNote(SupervisionSettings()) == nil)
+  }
+}
+
+/// Crash after crash of the same kind: the first ones in full, then a summary a minute.
+@Suite struct CrashLogBudgetTests {
+  @Test func aLoopOfTheSameCrashIsSummarised() {
+    var budget = CrashLogBudget()
+    var admissions: [CrashLogBudget.Admission] = []
+    for index in 0..<20 { admissions.append(budget.crash(now: Double(index), reason: "killed by signal SIGABRT")) }
+    #expect(admissions.prefix(5).allSatisfy { $0 == .log })
+    #expect(admissions[5] == .logAndSummariseFromNow(count: 6, seconds: 5))
+    #expect(admissions.dropFirst(6).allSatisfy { $0 == .count })
+    let lineWhileQuiet = budget.admitLine()
+    #expect(!lineWhileQuiet)
+    // A crash of another kind is news.
+    let other = budget.crash(now: 21, reason: "killed by signal SIGSEGV")
+    #expect(other == .log)
+    let early = budget.dueSummary(now: 30)
+    #expect(early == nil)
+    let summary = budget.dueSummary(now: 66)
+    #expect(summary?.crashes == 14)
+    #expect(summary?.lines == 1)
+    // A quiet minute: crashes are logged in full again.
+    let calm = budget.dueSummary(now: 130)
+    #expect(calm == nil)
+    let lineAfter = budget.admitLine()
+    #expect(lineAfter)
+    let again = budget.crash(now: 131, reason: "killed by signal SIGABRT")
+    #expect(again == .log)
+  }
+
+  @Test func differentCrashesAreEachLogged() {
+    var budget = CrashLogBudget()
+    for index in 0..<12 {
+      let admission = budget.crash(now: Double(index), reason: index % 2 == 0 ? "SIGSEGV" : "exit 3")
+      #expect(admission == .log)
+    }
+  }
+}

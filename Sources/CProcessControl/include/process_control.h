@@ -32,6 +32,12 @@ int pc_kill_marked_children(const char *marker, pid_t spare);
  * kills the descendants first. */
 void pc_install_host_exit_guards(void);
 
+/* Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) back to their
+ * defaults, unblocked: a plugin's crash, or its raise(SIGSEGV), ends the host at once and the
+ * hub sees the signal. The Swift runtime's crash handler would otherwise catch them (it returns
+ * from a raised signal, and prints pages of backtrace and registers per crash). */
+void pc_reset_fatal_signals(void);
+
 /* The host itself is ending the process now (its own exit status stands). */
 void pc_host_exit_is_deliberate(void);
 

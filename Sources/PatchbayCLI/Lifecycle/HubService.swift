@@ -16,13 +16,19 @@ struct HubService: Service {
   let failure: StartFailure
 
   func run() async throws {
-    let outcome = await offPool { () -> ConfigErrors? in
-      do throws(ConfigErrors) {
-        try hub.start()
-        return nil
-      } catch {
-        return error
+    // SIGTERM while instances are still starting acts at once: the start gives up and the
+    // stop below ends every instance by its deadlines.
+    let outcome = await withGracefulShutdownHandler {
+      await offPool { () -> ConfigErrors? in
+        do throws(ConfigErrors) {
+          try hub.start()
+          return nil
+        } catch {
+          return error
+        }
       }
+    } onGracefulShutdown: {
+      hub.abandonStart()
     }
     if let outcome {
       started.finish()
@@ -31,7 +37,7 @@ struct HubService: Service {
     }
     started.yield()
     started.finish()
-    SystemdNotifier.notify("READY=1\nSTATUS=running")
+    if !hub.isStopping { SystemdNotifier.notify("READY=1\nSTATUS=running") }
     // Until SIGTERM or SIGINT (or another service ends the group).
     try? await gracefulShutdown()
     logger.notice("stopping")

@@ -13,8 +13,14 @@ struct ReloadService: Service {
   let started: AsyncStream<Void>
 
   func run() async throws {
-    var ready = started.makeAsyncIterator()
-    guard await ready.next() != nil else { return }
+    // The group shuts services down one after the other, this one before the hub: a SIGTERM
+    // while instances are still starting must not wait here for the start to end.
+    let started = started
+    let running = try? await cancelWhenGracefulShutdown { () async -> Bool in
+      var ready = started.makeAsyncIterator()
+      return await ready.next() != nil
+    }
+    guard running == true, !Task.isShuttingDownGracefully else { return }
     let hangups = await UnixSignalsSequence(trapping: .sighup)
     for await _ in hangups.cancelOnGracefulShutdown() {
       logger.notice("SIGHUP: reloading \(configFile)")

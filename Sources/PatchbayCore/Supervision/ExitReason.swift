@@ -25,21 +25,12 @@ public enum ExitReason: Sendable, Equatable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .exited(let code): return "exited with code \(code)\(Self.meaning(of: code))"
+    // The status alone explains nothing: the host says why it ends over the wire first
+    // (`InstanceSupervisor`), and a plugin can call exit() with any number.
+    case .exited(let code): return "the plugin exited with status \(code)"
     case .signaled(let signal): return "killed by signal \(Self.signalName(signal))"
     case .hung(let seconds): return "stopped answering heartbeats for \(Int(seconds)) s and was killed"
     case .protocolViolation(let detail): return "broke the wire protocol (\(detail)) and was killed"
-    }
-  }
-
-  package static func meaning(of code: Int32) -> String {
-    switch code {
-    case 3: " (plugin library refused)"
-    case 4: " (plugin create or start failed)"
-    case 5: " (plugin reported a fault)"
-    case 6: " (hub gone)"
-    case 65: " (bad frame from hub)"
-    default: ""
     }
   }
 

@@ -1,3 +1,4 @@
+import CPatchbayPlugin
 import DequeModule
 import Foundation
 import Logging
@@ -14,6 +15,9 @@ package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   func instance(
     _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
     batch: DeliveryBatch?)
+  /// The instance declared its ports for the first time after the hub stopped waiting for it
+  /// (its first attempts failed): its routes can be installed now.
+  func instanceCreatedLate(_ instance: InstanceSupervisor)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -44,7 +48,18 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var heartbeatSequence: UInt64 = 0
     var heartbeatOutstandingSince: Double?
     var lastHeartbeatSent: Double = 0
+    /// The outstanding heartbeat did not fit into the full socket yet: sent again each tick.
+    var heartbeatUnsent = false
     var deliberateStop = false
+    /// The hub is stopping (or gave up starting): nothing launches this instance again.
+    var retired = false
+    /// A process of this instance ended (start waits no longer for it: starts are independent).
+    var exitsSeen = 0
+    /// What the host itself said about why it is ending (over the wire; its exit status alone
+    /// proves nothing, a plugin can call exit() with any number).
+    var hostVerdict: String?
+    /// Crash loops are summarised instead of logged line by line.
+    var crashLog = CrashLogBudget()
     var holdStart = false
     var failure: String?
     var failedSince: Date?
@@ -101,6 +116,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var logger = Logger(label: spec.name)
     logger.logLevel = Logger.Level(rawValue: spec.logLevel) ?? .info
     self.logger = logger
+    if let note = RestartPlanner.clampNote(spec.supervision) { logger.warning("\(note)") }
     let writer = Thread { [self] in deliverLoop() }
     writer.name = "patchbay-inbox-\(spec.name)"
     writer.start()
@@ -118,14 +134,19 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     let arguments = [
       "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
     ]
-    state.change { state in
+    let refused = state.change { state -> Bool in
+      guard !state.retired else { return true }
       state.phase = .starting
       state.deliberateStop = false
       state.holdStart = holdStart
       state.heartbeatOutstandingSince = nil
+      state.heartbeatUnsent = false
+      state.hostVerdict = nil
       state.generation += 1
       state.sentToProcess = 0
+      return false
     }
+    guard !refused else { return }
     inbox.expectOpening()
     do {
       let process = try launcher(locator.hostExecutable, spec.name, arguments, self)
@@ -135,14 +156,16 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
         state.lastHeartbeatSent = now
       }
-      process.send(.hello(protocolVersion: WireProtocol.version))
+      // A fresh socket has room for both; never a blocking send on the control path.
+      sendControl(.hello(protocolVersion: WireProtocol.version), to: process)
       try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
-      process.send(
+      sendControl(
         .load(
           LoadRequest(
             libraryPath: libraryPath, instanceName: spec.name, configJSON: spec.pluginConfig.description,
-            stateDirectory: instanceStateDirectory, logLevel: Self.pluginLogLevel(spec.logLevel))))
-      logger.debug("started process \(process.pid)")
+            stateDirectory: instanceStateDirectory, logLevel: Self.pluginLogLevel(spec.logLevel))),
+        to: process)
+      if restartLineAdmitted() { logger.debug("started process \(process.pid)") }
     } catch {
       logger.error("cannot start plugin host \(locator.hostExecutable): \(error)")
       scheduleRestart(after: .exited(code: 127))
@@ -155,13 +178,31 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package func allowStart() {
     let process: (any PluginChannel)? = state.withLock { state in
       state.holdStart = false
-      return state.phase == .starting && state.created ? state.process : nil
+      return state.phase == .starting && state.created && !state.retired ? state.process : nil
     }
-    process?.send(.start)
+    if let process { sendControl(.start, to: process) }
   }
 
+  /// Sends a control message without ever blocking on the plugin's socket (a plugin that stopped
+  /// reading must not hold the hub): false when it did not fit or the process is gone.
+  @discardableResult
+  private func sendControl(_ message: HubMessage, to process: any PluginChannel) -> Bool {
+    process.trySend(message) == .sent
+  }
+
+  /// Stops the instance for good (the hub stops, or gives up starting): no restart, no
+  /// `allowStart`, no launch after this. Blocks until the process is gone (see `stop`).
+  package func retire() {
+    markRetired()
+    stop()
+  }
+
+  /// No launch, restart or start after this; wakes whoever waits for it to be created.
+  package func markRetired() { state.change { $0.retired = true } }
+
   /// Stops the instance: stop message, then SIGTERM, then SIGKILL, each after the stop timeout.
-  /// Blocks until the process is gone.
+  /// Blocks until the process is gone, at most about twice the stop timeout: nothing here
+  /// waits on the plugin's socket (a plugin that does not read gets SIGTERM at once).
   package func stop() {
     let process: (any PluginChannel)? = state.change { state in
       state.deliberateStop = true
@@ -174,14 +215,23 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     inbox.hold()
     guard let process else { return }
-    process.send(.stop)
     let timeout = spec.supervision.stopTimeout
-    for signal in [SIGTERM, SIGKILL] {
+    var signals = [SIGTERM, SIGKILL]
+    if !sendControl(.stop, to: process) {
+      // Its socket is full: it has not been reading (blocked in a callback), so it would not
+      // see a stop message either.
+      logger.warning("is not reading its inputs (its socket is full); sending SIGTERM")
+      process.signal(SIGTERM)
+      signals.removeFirst()
+    }
+    for signal in signals {
       if waitForExit(of: process, within: timeout) { return }
       logger.warning("did not stop within \(timeout) s; sending \(ExitReason.signalName(signal))")
       process.signal(signal)
     }
-    _ = waitForExit(of: process, within: 10)
+    if !waitForExit(of: process, within: 10) {
+      logger.error("process \(process.pid) is still there 10 s after SIGKILL; giving up waiting for it")
+    }
   }
 
   private func waitForExit(of process: any PluginChannel, within seconds: Double) -> Bool {
@@ -191,10 +241,13 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  /// Waits until the plugin declared its ports, or the instance failed or stopped.
+  /// Waits until the plugin declared its ports, or its first attempt ended (it failed, stopped,
+  /// or waits to be restarted: the other instances do not wait for its restarts), or the
+  /// instance was retired.
   package func waitUntilCreatedOrDown(until deadline: Date) {
     state.wait(until: deadline) { state, timedOut in
-      state.created || state.phase == .failed || state.phase == .stopped || timedOut ? .done(()) : .wait
+      state.created || state.phase == .failed || state.phase == .stopped || state.exitsSeen > 0 || state.retired
+        || timedOut ? .done(()) : .wait
     }
   }
 
@@ -238,14 +291,19 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         process.signal(SIGKILL)
       }
     case .created(let info, let ports):
-      let hold = state.change { state in
+      let (hold, late) = state.change { state in
+        // Created for the first time by a restart, after the hub (or a reload) stopped waiting.
+        let late = !state.created && !state.holdStart
         state.ports = ports
         state.created = true
-        return state.holdStart
+        return (state.holdStart || state.retired, late)
       }
-      logger.info(
-        "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
-      if !hold { process.send(.start) }
+      if restartLineAdmitted() {
+        logger.info(
+          "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
+      }
+      if late { delegate?.instanceCreatedLate(self) }
+      if !hold { sendControl(.start, to: process) }
     case .started:
       let now = clock.now
       state.change { state in
@@ -253,7 +311,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         state.startedAt = now
         state.lastHeartbeatSent = now
       }
-      logger.info("running (pid \(process.pid))")
+      if restartLineAdmitted() { logger.info("running (pid \(process.pid))") }
       inbox.open(replayingState: true)
     case .publish(let index, let value, let hops):
       let port: PortDescriptor? = state.withLock { state in
@@ -270,15 +328,25 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       }
       delegate?.instance(self, published: value, on: port, hops: hops, batch: batch)
     case .log(let level, let text):
-      logger.log(level: Self.hubLogLevel(level), "\(text)")
+      if restartLineAdmitted() { logger.log(level: Self.hubLogLevel(level), "\(text)") }
     case .heartbeat(let sequence):
       state.withLock { state in
         if sequence == state.heartbeatSequence { state.heartbeatOutstandingSince = nil }
       }
-    case .failed(let stage, _, let text):
-      logger.error("\(stage.name) failed: \(text)")
-      state.change { $0.lastExit = "\(stage.name) failed: \(text)" }
-      if stage == .load { markFailed("\(text)") }
+    case .failed(let stage, let status, let text):
+      let verdict = stage == .fault ? "plugin gave up: \(text)" : "\(stage.name) failed: \(text)"
+      if restartLineAdmitted() { logger.error("\(verdict)") }
+      state.change {
+        $0.lastExit = verdict
+        $0.hostVerdict = verdict
+      }
+      if stage == .load {
+        markFailed("\(text)")
+      } else if stage == .create, status == PB_ERR_INVALID_CONFIG {
+        // The plugin refused its config: the same config would be refused again.
+        markFailed(
+          "create() refused the config of [instances.\(spec.name)]: \(text); not retried until the config changes")
+      }
     case .refusals(let total):
       state.change { $0.refusals = Int(clamping: total) }
     case .publishPressure(let busy, let waits):
@@ -293,10 +361,18 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   }
 
   package func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
-    let (deliberate, current, alreadyFailed) = state.withLock { state in
-      (state.deliberateStop, state.process === process, state.phase == .failed)
+    let (deliberate, current, alreadyFailed, verdict) = state.withLock { state in
+      (state.deliberateStop, state.process === process, state.phase == .failed, state.hostVerdict)
     }
     guard current else { return }
+    // An exit status means only what the host said over the wire before it ended; otherwise
+    // it is the plugin's own exit() (any number).
+    let ending: String
+    if case .exited(let code) = reason, let verdict {
+      ending = "\(verdict) (exit status \(code))"
+    } else {
+      ending = reason.description
+    }
     if process.escapedDescendantsKilled > 0 {
       logger.warning("killed \(process.escapedDescendantsKilled) processes the plugin had started and left behind")
     }
@@ -313,16 +389,48 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.publishWaits = 0
       state.lastRunDuration = state.startedAt.map { now - $0 }
       state.startedAt = nil
+      state.exitsSeen += 1
     }
     if deliberate {
       state.change { $0.phase = .stopped }
-      logger.info("stopped (\(reason))")
+      logger.info("stopped (\(ending))")
       return
     }
-    logger.error("plugin process \(process.pid) \(reason)")
-    state.withLock { $0.lastExit = reason.description }
+    let admission = state.withLock { state in
+      state.lastExit = ending
+      return state.crashLog.crash(now: now, reason: ending)
+    }
+    switch admission {
+    case .log:
+      logger.error("plugin process \(process.pid) ended: \(ending)")
+    case .logAndSummariseFromNow(let count, let seconds):
+      logger.error("plugin process \(process.pid) ended: \(ending)")
+      logger.error(
+        "crashed \(count) times within \(Int(seconds)) s; further crashes and restarts are summarised once every \(Int(CrashLogBudget.interval)) s"
+      )
+    case .count:
+      break
+    }
     if alreadyFailed { return }
     scheduleRestart(after: reason)
+  }
+
+  /// False while a crash loop is summarised: restart chatter (and the plugin's lines) is counted.
+  private func restartLineAdmitted() -> Bool { state.withLock { $0.crashLog.admitLine() } }
+
+  /// The summary of a crash loop, once an interval (from the hub's ticker).
+  private func logCrashSummaryIfDue(now: Double) {
+    guard let summary = state.withLock({ $0.crashLog.dueSummary(now: now) }) else { return }
+    let phase = currentPhase
+    let seconds = Int(summary.seconds.rounded())
+    if summary.crashes > 0 {
+      logger.warning(
+        "crashed \(summary.crashes) more times in the last \(seconds) s (last: \(summary.lastReason)); \(summary.lines) lines about it suppressed; now \(phase)"
+      )
+    } else {
+      logger.notice(
+        "no crash in the last \(seconds) s (\(summary.lines) lines suppressed); crashes are logged in full again")
+    }
   }
 
   /// Inputs sent to a process that died: those it never took off its socket go to the next
@@ -360,9 +468,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     case .fail(let reason):
       markFailed(reason)
     case .restart(let delay, let attempt):
-      logger.warning(
-        "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
-      )
+      if restartLineAdmitted() {
+        logger.warning(
+          "restarting in \(String(format: "%.2f", delay)) s (restart \(attempt) of at most \(spec.supervision.maxRestarts) within \(Int(spec.supervision.restartWindow)) s)"
+        )
+      }
       // Scheduled in the same step as the phase changes: whoever sees `restarting` also finds
       // the restart on the clock (scheduling only enqueues; the timer takes the lock later).
       state.change { state in
@@ -372,6 +482,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         clock.schedule(after: delay) { [self] in
           let stillWanted = self.state.withLock { state in
             state.phase == .restarting && state.generation == generationAtSchedule && !state.deliberateStop
+              && !state.retired
           }
           if stillWanted { launch() }
         }
@@ -393,6 +504,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   package func heartbeatTick() {
     let now = clock.now
+    logCrashSummaryIfDue(now: now)
     let settings = spec.supervision
     let action: (any PluginChannel, UInt64?, Double?, InstancePhase)? = state.withLock { state in
       guard state.phase == .running || state.phase == .starting, let process = state.process else { return nil }
@@ -403,7 +515,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       }
       if let since = state.heartbeatOutstandingSince, now - since > settings.hangTimeout {
         state.heartbeatOutstandingSince = nil
+        state.heartbeatUnsent = false
         return (process, nil, now - since, state.phase)
+      }
+      if state.heartbeatOutstandingSince != nil, state.heartbeatUnsent {
+        return (process, state.heartbeatSequence, nil, state.phase)
       }
       guard state.heartbeatOutstandingSince == nil, now - state.lastHeartbeatSent >= settings.heartbeatInterval
       else { return nil }
@@ -414,7 +530,13 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     guard let (process, sequence, hungFor, phase) = action else { return }
     if let sequence {
-      process.send(.heartbeat(sequence: sequence))
+      // Never blocks the ticker (every instance's heartbeats) on one full socket: a heartbeat
+      // that does not fit is tried again on the next tick, its hang clock running (a socket
+      // full for a whole hang timeout is a plugin that does not answer, as before).
+      let sent = sendControl(.heartbeat(sequence: sequence), to: process)
+      state.withLock { state in
+        if state.process === process, state.heartbeatSequence == sequence { state.heartbeatUnsent = !sent }
+      }
     } else if let hungFor {
       let while_ = phase == .starting ? " while starting (create() or start() has not returned)" : ""
       logger.error("not answering heartbeats for \(Int(hungFor)) s\(while_); killing process \(process.pid)")
@@ -447,7 +569,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       batch.flush()
     }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      transmit(port: port.name, value: value, hops: hops)
+      transmit([DeliveryBatch.Input(port: port.name, kind: port.kind, value: value, hops: hops)])
       return true
     }
     // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
@@ -492,9 +614,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  /// Sends inputs taken for this instance (claimed by a reader's batch, or taken from the
-  /// inbox by the delivery thread, which may block) in as few system calls as the channel can;
-  /// what does not fit goes back to the front of the line, in order.
+  /// Sends inputs taken for this instance (claimed by the thread that routed them, alone or
+  /// in a reader's batch, or taken from the inbox by the delivery thread, which alone may
+  /// block) in as few system calls as the channel can. The one way inputs reach a process:
+  /// what is sent is remembered until the host has finished it; what does not fit, or finds
+  /// the process gone, goes back to the front of the line in order (for the delivery thread,
+  /// or for the next process); an input for a port the process does not declare is dropped.
   package func transmit(_ inputs: [DeliveryBatch.Input], blocking: Bool = false) {
     defer { inbox.finishSending() }
     var messages: [HubMessage] = []
@@ -519,13 +644,25 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       return
     }
     // Ports come from the consumer's declaration, so an unknown one is a route compiled
-    // against older ports: such inputs are left out (as `transmit(port:)` does).
+    // against older ports: such inputs are left out.
     var inputs = inputs
     if !unknown.isEmpty {
-      logger.warning("\(unknown.count) inputs for unknown ports dropped")
+      let names = Set(unknown.map { inputs[$0].port }).sorted().joined(separator: ", ")
+      logger.warning("\(unknown.count) inputs for ports it does not declare (\(names)) dropped")
       inputs = inputs.enumerated().filter { !unknown.contains($0.offset) }.map(\.element)
     }
-    let sent = blocking ? process.send(messages) : process.trySend(messages)
+    let sent: Int?
+    switch messages.count {
+    case 0: sent = 0
+    case 1 where !blocking:
+      // One input (the common hop): no array of frames for it.
+      switch process.trySend(messages[0]) {
+      case .sent: sent = 1
+      case .wouldBlock: sent = 0
+      case .closed: sent = nil
+      }
+    default: sent = blocking ? process.send(messages) : process.trySend(messages)
+    }
     let count = sent ?? 0
     if count > 0 {
       let ledger = process.inputLedger
@@ -538,6 +675,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
             InFlightInput(
               sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value, hops: input.hops))
         }
+        // Forget what the host has finished (its ledger), so the list stays short.
         while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
       }
     }
@@ -546,44 +684,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     if sent == nil { inbox.hold() }
     for input in inputs.dropFirst(count).reversed() {
       inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-    }
-  }
-
-  /// Sends an input claimed by the thread that routed it without blocking, or puts it back at
-  /// the front of the line: for the delivery thread when the socket is full, for the next
-  /// process when this one is gone.
-  private func transmit(port portName: String, value: Value, hops: UInt8) {
-    defer { inbox.finishSending() }
-    let target: (any PluginChannel, UInt32, PortKind)? = state.withLock { state in
-      guard let process = state.process,
-        let index = state.ports.firstIndex(where: { $0.name == portName && $0.direction == .input })
-      else { return nil }
-      return (process, UInt32(index), state.ports[index].kind)
-    }
-    guard let (process, index, kind) = target else {
-      logger.warning("input for unknown port '\(portName)' dropped")
-      return
-    }
-    let message = HubMessage.input(port: index, value: value, hops: hops)
-    switch process.trySend(message) {
-    case .sent:
-      let ledger = process.inputLedger
-      state.withLock { state in
-        state.messagesIn += 1
-        if state.process === process, let ledger {
-          state.sentToProcess += 1
-          state.inFlight.append(
-            InFlightInput(sequence: state.sentToProcess, port: portName, kind: kind, value: value, hops: hops))
-          // Forget what the host has finished (its ledger), so the list stays short.
-          while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
-        }
-      }
-    case .wouldBlock:
-      inbox.putBack(port: portName, kind: kind, value: value, hops: hops)
-    case .closed:
-      // The process is gone; keep the input for the next one.
-      inbox.hold()
-      inbox.putBack(port: portName, kind: kind, value: value, hops: hops)
     }
   }
 

@@ -37,9 +37,29 @@ package struct RestartPlanner: Sendable {
       )
     }
     restartTimes.append(now)
-    let base = min(settings.backoffMax, settings.backoffInitial * pow(2, Double(consecutiveFailures)))
     consecutiveFailures += 1
-    return .restart(delay: base * jitter, attempt: restartTimes.count)
+    return .restart(delay: Self.backoff(settings, failure: consecutiveFailures) * jitter, attempt: restartTimes.count)
+  }
+
+  /// However the back-off is configured, a crash loop is slowed down: the first restart after
+  /// a stable run may be immediate (as configured), each further one doubles from at least
+  /// `minimumStep` up to at least `minimumMax` (600 restarts a minute with 0 ms would be noise).
+  package static let minimumStep = 0.1
+  package static let minimumMax = 1.0
+
+  /// The delay before restart number `failure` (1 = the first since a stable run), before jitter.
+  package static func backoff(_ settings: SupervisionSettings, failure: Int) -> Double {
+    guard failure > 1 else { return min(settings.backoffMax, settings.backoffInitial) }
+    let step = max(settings.backoffInitial, minimumStep)
+    return min(max(settings.backoffMax, minimumMax), step * pow(2, Double(failure - 1)))
+  }
+
+  /// What the supervisor changes about a configured back-off, said once in the log; nil when
+  /// the config is above the minimums.
+  package static func clampNote(_ settings: SupervisionSettings) -> String? {
+    guard settings.backoffMax < minimumMax || settings.backoffInitial < minimumStep else { return nil }
+    return
+      "backoff_initial_ms = \(Int(settings.backoffInitial * 1000)), backoff_max_ms = \(Int(settings.backoffMax * 1000)): repeated crashes still wait from \(Int(minimumStep * 1000)) ms, doubling, up to at least \(Int(minimumMax * 1000)) ms (the first restart after a stable run is as configured)"
   }
 
   /// `patchbay restart`: forget past failures.

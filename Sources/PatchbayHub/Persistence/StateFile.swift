@@ -21,9 +21,12 @@ package final class StateFile: HubStateStorage {
   /// One "too big to save" line, not one per save.
   private let refusedToSave = Atomic(false)
 
+  private let failures: WriteFailureLog
+
   package init(directory: String, sizeLimit: Int = StateFile.sizeLimit) {
     path = directory + "/hub-state.json"
     self.sizeLimit = sizeLimit
+    failures = WriteFailureLog(what: "state file \(path)", logger: Logger(label: "hub"))
   }
 
   package func load() -> HubStateStore.Snapshot? {
@@ -63,8 +66,9 @@ package final class StateFile: HubStateStorage {
       }
       refusedToSave.store(false, ordering: .relaxed)
       try AtomicFile.write(data, to: path)
+      failures.succeeded()
     } catch {
-      logger.error("cannot write state file \(path): \(error)")
+      failures.failed("\(error)")
     }
   }
 

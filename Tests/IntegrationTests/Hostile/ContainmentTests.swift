@@ -136,7 +136,7 @@ import Testing
     let hub = harness.process!
     try hub.waitForLine(containing: "[bad] running", within: 30)
     #expect(try harness.cli("send", "bad.poke", "trigger").status == 0)
-    try hub.waitForLine(containing: "exited with code 70", within: 30)
+    try hub.waitForLine(containing: "the plugin exited with status 70", within: 30)
     try hub.waitForLine(containing: "[bad] restarting in", within: 30)
     try expectHealthyGetsEverything(harness, from: 1, count: 5)
     try harness.stop()
