@@ -244,6 +244,9 @@ final class HubEndToEndTests {
         [[instances.homekit.accessories]]
         name = "lamp"
         service = "Switch"
+        [[instances.homekit.accessories]]
+        name = "desk"
+        service = "Lightbulb"
         """)
     try simulator.waitForLine(containing: "add lamp (Switch): accessory 'lamp' is added.")
     #expect(try patchbay("send", "homekit.lamp.on", "false").status == 0)
