@@ -112,7 +112,7 @@ static void counter_destroy(void *instance) { free(instance); }
 static const pb_plugin_descriptor descriptor = {
     .size = sizeof(pb_plugin_descriptor),
     .abi_major = PB_ABI_MAJOR,
-    .abi_minor = PB_ABI_MINOR,
+    .abi_minor = 0, /* the lowest ABI minor it needs: it uses nothing newer than 1.0 */
     .name = "example-c",
     .version = "1.0.0",
     .description = "A counter written in plain C: increment, set, count, tick",
