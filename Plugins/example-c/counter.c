@@ -23,7 +23,8 @@ typedef struct counter {
 
 static pb_status declare(counter *self, const char *name, pb_port_direction direction, pb_port_kind kind,
                          pb_value_type type, const char *description, uint32_t *index) {
-  pb_port port = {sizeof(pb_port), direction, kind, type, name, description};
+  pb_port port = {
+      .size = sizeof(pb_port), .direction = direction, .kind = kind, .type = type, .name = name, .description = description};
   return self->api->add_port(self->host, &port, index);
 }
 

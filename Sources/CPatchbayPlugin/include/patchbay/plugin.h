@@ -242,6 +242,9 @@ typedef uint32_t pb_port_kind;
  * input that starts or restarts. */
 #define PB_PORT_STATE 2
 
+/* Fill it with designated initializers (`.size = sizeof(pb_port), .name = ...`): later minors
+ * append fields, which stay zero that way (a positional initializer draws
+ * -Wmissing-field-initializers). */
 typedef struct pb_port {
   uint32_t size; /* sizeof(pb_port) */
   pb_port_direction direction;
