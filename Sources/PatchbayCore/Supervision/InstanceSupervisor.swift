@@ -389,7 +389,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// The plugin host is not trusted: a status role or mirrored input that does not fit its port
   /// (which the host refuses in add_port) is dropped here too, with what was wrong.
-  static func dropUnfitAttributes(of ports: inout [PortDescriptor]) -> [String] {
+  package static func dropUnfitAttributes(of ports: inout [PortDescriptor]) -> [String] {
     var refusals: [String] = []
     var peer: String?
     for index in ports.indices {
