@@ -330,6 +330,8 @@ let package = Package(
     .testTarget(
       name: "PatchbayWireTests", dependencies: ["PatchbayWire", "PatchbayValues"], swiftSettings: strict),
     .testTarget(
+      name: "PatchbayPluginKitTests", dependencies: ["PatchbayPluginKit", "CPatchbayPlugin"], swiftSettings: strict),
+    .testTarget(
       name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire"],
       swiftSettings: strict),
     .testTarget(

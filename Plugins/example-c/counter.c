@@ -23,7 +23,8 @@ typedef struct counter {
 
 static pb_status declare(counter *self, const char *name, pb_port_direction direction, pb_port_kind kind,
                          pb_value_type type, const char *description, uint32_t *index) {
-  pb_port port = {sizeof(pb_port), direction, kind, type, name, description};
+  pb_port port = {
+      .size = sizeof(pb_port), .direction = direction, .kind = kind, .type = type, .name = name, .description = description};
   return self->api->add_port(self->host, &port, index);
 }
 
@@ -118,7 +119,7 @@ static void counter_destroy(void *instance) { free(instance); }
 static const pb_plugin_descriptor descriptor = {
     .size = sizeof(pb_plugin_descriptor),
     .abi_major = PB_ABI_MAJOR,
-    .abi_minor = PB_ABI_MINOR,
+    .abi_minor = 0, /* the lowest ABI minor it needs: it uses nothing newer than 1.0 */
     .name = "example-c",
     .version = PATCHBAY_VERSION,
     .description = "A counter written in plain C: increment, set, count, tick",

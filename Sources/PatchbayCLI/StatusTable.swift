@@ -25,8 +25,8 @@ enum StatusTable {
       lines.append(row.enumerated().map { $1.padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined())
     }
     for instance in status.instances {
-      for (trigger, time) in (instance.nextTimes ?? [:]).sorted(by: { $0.key < $1.key }) {
-        lines.append("\(instance.name): \(trigger) fires next at \(time)")
+      for (port, value) in (instance.shown ?? [:]).sorted(by: { $0.key < $1.key }) {
+        lines.append("\(instance.name): \(port) \(value)")
       }
       if let failure = instance.failure {
         let since = instance.failedSince.map { ISO8601DateFormatter().string(from: $0) } ?? "?"

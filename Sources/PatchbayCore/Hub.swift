@@ -234,7 +234,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       instances: supervisors.map { supervisor in
         var status = supervisor.status()
         status.peer = Self.peer(of: status, retained: retained)
-        status.nextTimes = Self.nextTimes(of: status, retained: retained)
+        status.shown = Self.shownPorts(of: status, retained: retained)
         return status
       }.sorted { $0.name < $1.name },
       routes: routes,
@@ -242,32 +242,28 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       scenes: scenes.sorted { $0.name < $1.name })
   }
 
-  /// A plugin with a peer (flicd, Homebridge, a broker) says whether it reaches it on a
-  /// `connected` bool state output; shown only while the instance runs (the retained value
-  /// of a stopped instance is history).
+  /// The plugin's peer state: its output declared `PB_PORT_PEER_STATUS` (ABI 1.2), a bool as
+  /// connected/disconnected, a text as is; shown only while the instance runs (the retained
+  /// value of a stopped instance is history).
   package static func peer(of status: InstanceStatus, retained: [String: Value]) -> String? {
-    guard
-      status.ports.contains(where: {
-        $0.name == "connected" && $0.direction == .output && $0.type == .bool && $0.kind == .state
-      })
-    else { return nil }
-    guard status.phase == .running, case .bool(let up)? = retained["\(status.name).connected"] else {
-      return "-"
+    guard let port = status.ports.first(where: { $0.statusRole == .peer }) else { return nil }
+    guard status.phase == .running else { return "-" }
+    switch retained["\(status.name).\(port.name)"] {
+    case .bool(let up)?: return up ? "connected" : "disconnected"
+    case .text(let text)? where !text.isEmpty: return text
+    default: return "-"
     }
-    return up ? "connected" : "disconnected"
   }
 
-  /// A schedule says when each trigger fires next on `next.NAME` text state outputs.
-  package static func nextTimes(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
+  /// The text outputs a plugin asked status to show (`PB_PORT_SHOWN_IN_STATUS`, ABI 1.2), by
+  /// port name, while the instance runs and the value is not empty.
+  package static func shownPorts(of status: InstanceStatus, retained: [String: Value]) -> [String: String]? {
     guard status.phase == .running else { return nil }
-    var times: [String: String] = [:]
-    for port in status.ports
-    where port.direction == .output && port.kind == .state && port.type == .text && port.name.hasPrefix("next.") {
-      if case .text(let text)? = retained["\(status.name).\(port.name)"], !text.isEmpty {
-        times[String(port.name.dropFirst("next.".count))] = text
-      }
+    var shown: [String: String] = [:]
+    for port in status.ports where port.statusRole == .shown {
+      if case .text(let text)? = retained["\(status.name).\(port.name)"], !text.isEmpty { shown[port.name] = text }
     }
-    return times.isEmpty ? nil : times
+    return shown.isEmpty ? nil : shown
   }
 
   /// `patchbay restart INSTANCE`.

@@ -1,3 +1,5 @@
+import CPatchbayPlugin
+
 /// A plugin instance written in Swift. The kit turns it into the C ABI of `patchbay/plugin.h`.
 ///
 /// Every method is called in the plugin context: one at a time, never concurrently. Threads
@@ -26,12 +28,25 @@ extension PatchbayPlugin {
 
 /// An error with a message for the user and the ABI status code it maps to.
 public struct PluginError: Error, CustomStringConvertible, Sendable {
-  public enum Code: Int32, Sendable {
-    case invalidConfig = -1
-    case invalidArgument = -2
-    case unavailable = -5
-    case `internal` = -7
-    case notSupported = -8
+  /// A `PB_ERR_*` status. A struct with static members, not an enum, so that codes a later ABI
+  /// adds do not break a plugin that switches over them.
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let invalidConfig = Code(rawValue: PB_ERR_INVALID_CONFIG)
+    public static let invalidArgument = Code(rawValue: PB_ERR_INVALID_ARGUMENT)
+    public static let unknownPort = Code(rawValue: PB_ERR_UNKNOWN_PORT)
+    public static let typeMismatch = Code(rawValue: PB_ERR_TYPE_MISMATCH)
+    public static let unavailable = Code(rawValue: PB_ERR_UNAVAILABLE)
+    public static let noMemory = Code(rawValue: PB_ERR_NO_MEMORY)
+    public static let `internal` = Code(rawValue: PB_ERR_INTERNAL)
+    public static let notSupported = Code(rawValue: PB_ERR_NOT_SUPPORTED)
+    public static let invalidState = Code(rawValue: PB_ERR_INVALID_STATE)
+    public static let notFound = Code(rawValue: PB_ERR_NOT_FOUND)
+    public static let busy = Code(rawValue: PB_ERR_BUSY)
+
+    public var description: String { "status \(rawValue)" }
   }
   public var code: Code
   public var description: String

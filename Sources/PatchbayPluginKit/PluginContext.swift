@@ -44,22 +44,41 @@ public final class PluginContext: Sendable {
   }
 
   /// Declares an output port. Only valid while the plugin's `init(context:)` runs.
-  public func addOutput(_ name: String, _ type: ValueType, kind: PortKind, description: String = "") throws
-    -> OutputPort
-  {
-    let index = try addPort(name, type, kind: kind, direction: UInt32(PB_PORT_OUTPUT), description: description)
+  ///
+  /// - `mirroring`: the port reports the device's own state of this input (HomeKit wrote it, the
+  ///   Hue app changed it): what is published here also becomes the input's retained value, so
+  ///   a restart does not set the device back to an older command (`PB_PORT_MIRRORS_INPUT`).
+  /// - `shownInStatus`: `patchbay status` shows the port's value (`.peer`: in the PEER column,
+  ///   a bool or text state port; `.shown`: as a line under the instance, a text state port).
+  ///
+  /// Both are ABI 1.2; a hub older than that runs the plugin without them.
+  public func addOutput(
+    _ name: String, _ type: ValueType, kind: PortKind, description: String = "", mirroring input: InputPort? = nil,
+    shownInStatus role: PortStatusRole? = nil
+  ) throws -> OutputPort {
+    var flags: UInt32 = 0
+    if input != nil { flags |= UInt32(PB_PORT_MIRRORS_INPUT) }
+    switch role {
+    case .peer: flags |= UInt32(PB_PORT_PEER_STATUS)
+    case .shown: flags |= UInt32(PB_PORT_SHOWN_IN_STATUS)
+    case nil: break
+    }
+    let index = try addPort(
+      name, type, kind: kind, direction: UInt32(PB_PORT_OUTPUT), description: description, flags: flags,
+      mirrors: input?.index ?? 0)
     return OutputPort(index: index, name: name, type: type)
   }
 
-  private func addPort(_ name: String, _ type: ValueType, kind: PortKind, direction: UInt32, description: String)
-    throws -> UInt32
-  {
+  private func addPort(
+    _ name: String, _ type: ValueType, kind: PortKind, direction: UInt32, description: String, flags: UInt32 = 0,
+    mirrors: UInt32 = 0
+  ) throws -> UInt32 {
     var index: UInt32 = 0
     let status = name.withCString { cName in
       description.withCString { cDescription in
         var port = pb_port(
           size: UInt32(MemoryLayout<pb_port>.size), direction: direction, kind: kind.rawValue, type: type.rawValue,
-          name: cName, description: cDescription)
+          name: cName, description: cDescription, flags: flags, mirrors: mirrors)
         return api.pointee.add_port(host, &port, &index)
       }
     }
@@ -116,9 +135,7 @@ public final class PluginContext: Sendable {
   @discardableResult
   public func waitForRoom(timeout: Duration? = nil) -> Bool {
     // A host older than ABI 1.1 has no such entry, and never answers PB_ERR_BUSY either.
-    guard Int(api.pointee.size) >= MemoryLayout<pb_host_api>.offset(of: \.wait_for_room)! + 8,
-      let wait = api.pointee.wait_for_room
-    else { return true }
+    guard let wait = hostFunction(\.wait_for_room) else { return true }
     var nanoseconds = UInt64.max
     if let timeout {
       let (seconds, attoseconds) = timeout.components
@@ -142,24 +159,50 @@ public final class PluginContext: Sendable {
     let (seconds, attoseconds) = delay.components
     let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     var id: UInt64 = 0
-    let status = api.pointee.schedule(
-      host, nanoseconds,
-      { userData, _ in
-        guard let userData else { return }
-        Unmanaged<TimerBox>.fromOpaque(userData).takeRetainedValue().body()
-      }, box, &id)
+    let status: pb_status
+    if let scheduleWithRelease = hostFunction(\.schedule_with_release) {
+      // ABI 1.2: the host releases the closure once the timer is done (fired or cancelled).
+      status = scheduleWithRelease(
+        host, nanoseconds,
+        { userData, _ in
+          guard let userData else { return }
+          Unmanaged<TimerBox>.fromOpaque(userData).takeUnretainedValue().body()
+        },
+        { userData in
+          guard let userData else { return }
+          Unmanaged<TimerBox>.fromOpaque(userData).release()
+        }, box, &id)
+    } else {
+      // An older host: the callback releases the closure, a cancelled timer's stays (small).
+      status = api.pointee.schedule(
+        host, nanoseconds,
+        { userData, _ in
+          guard let userData else { return }
+          Unmanaged<TimerBox>.fromOpaque(userData).takeRetainedValue().body()
+        }, box, &id)
+    }
     if status != PB_OK { Unmanaged<TimerBox>.fromOpaque(box).release() }
     return id
   }
 
-  /// Cancels a timer that has not fired. Any thread. (Its closure is leaked, by design small.)
+  /// Cancels a timer that has not fired. Any thread. The host releases its closure (on a host
+  /// older than ABI 1.2 it stays in memory).
   public func cancel(timer id: UInt64) {
     _ = api.pointee.cancel_timer(host, id)
   }
 
+  /// A host function newer than ABI 1.0, if this host's table has it (`PB_HOST_HAS`).
+  private func hostFunction<Function>(_ field: KeyPath<pb_host_api, Function?>) -> Function? {
+    guard let offset = MemoryLayout<pb_host_api>.offset(of: field),
+      Int(api.pointee.size) >= offset + MemoryLayout<Function?>.size
+    else { return nil }
+    // Read just that field: an older host's table ends before the struct this kit knows.
+    return UnsafeRawPointer(api).load(fromByteOffset: offset, as: Function?.self)
+  }
+
   /// Gives up: the host process ends and the supervisor restarts the instance by policy.
   public func fault(_ message: String) -> Never {
-    api.pointee.report_fault(host, -7, message)
+    api.pointee.report_fault(host, PB_ERR_INTERNAL, message)
     // report_fault does not return; this satisfies the compiler.
     abort()
   }

@@ -15,14 +15,24 @@ import PatchbayCValues
 /// }
 /// ```
 /// One plugin type per library; the descriptor is built once and lives as long as the process.
+///
+/// `minimumABIMinor` is the lowest hub ABI minor the plugin needs (the descriptor's
+/// `abi_minor`). The kit itself needs only ABI 1.0: it checks everything newer at run time
+/// (`waitForRoom`, releasing cancelled timers, port attributes), so by default a plugin built
+/// today loads in every v1 hub. A plugin that cannot do without a newer feature (a mirroring
+/// output, ABI 1.2) declares that minor, and an older hub refuses it with a clear message.
 public enum PluginExport {
+  /// The lowest ABI minor the kit's own calls need.
+  public static let kitMinimumABIMinor: UInt32 = 0
+
   // The C ABI calls describe once, from the host's loading thread, before any other callback:
   // written once before any reader exists, read-only after (the ABI's rule, not a lock's).
   nonisolated(unsafe) static var factory: ((PluginContext) throws -> any PatchbayPlugin)?
   nonisolated(unsafe) static var cached: UnsafeMutablePointer<pb_plugin_descriptor>?
 
   public static func descriptor<P: PatchbayPlugin>(
-    for type: P.Type, name: String, version: String, description: String
+    for type: P.Type, name: String, version: String, description: String,
+    minimumABIMinor: UInt32 = kitMinimumABIMinor
   ) -> UnsafeRawPointer {
     if let cached { return UnsafeRawPointer(cached) }
     factory = { try P(context: $0) }
@@ -30,7 +40,8 @@ public enum PluginExport {
     descriptor.initialize(
       to: pb_plugin_descriptor(
         size: UInt32(MemoryLayout<pb_plugin_descriptor>.size),
-        abi_major: UInt32(PB_ABI_MAJOR), abi_minor: UInt32(PB_ABI_MINOR), reserved: 0,
+        abi_major: UInt32(PB_ABI_MAJOR), abi_minor: min(max(minimumABIMinor, kitMinimumABIMinor), UInt32(PB_ABI_MINOR)),
+        reserved: 0,
         name: UnsafePointer(strdup(name)), version: UnsafePointer(strdup(version)),
         description: UnsafePointer(strdup(description)),
         create: { args, instanceOut, errorOut in
@@ -78,17 +89,33 @@ public enum PluginExport {
     return UnsafeRawPointer(descriptor)
   }
 
-  /// Writes an error's message into the host's buffer and returns its status code.
+  /// Writes an error's message into the host's buffer and returns its status code. A message
+  /// longer than the buffer is cut at a character boundary, never inside a UTF-8 sequence.
   static func fail(_ error: any Error, into buffer: UnsafeMutablePointer<pb_error>?) -> pb_status {
     let message = (error as? PluginError)?.description ?? "\(error)"
     if let buffer {
       withUnsafeMutableBytes(of: &buffer.pointee.message) { bytes in
-        let utf8 = Array(message.utf8.prefix(bytes.count - 1))
+        let utf8 = Array(prefix(of: message, fittingIn: bytes.count - 1).utf8)
         bytes.copyBytes(from: utf8)
         bytes[utf8.count] = 0
       }
     }
     return (error as? PluginError)?.code.rawValue ?? PB_ERR_INTERNAL
+  }
+}
+
+extension PluginExport {
+  /// The longest prefix of `message` made of whole characters that fits in `bytes` UTF-8 bytes.
+  static func prefix(of message: String, fittingIn bytes: Int) -> Substring {
+    var end = message.startIndex
+    var used = 0
+    for index in message.indices {
+      let size = message[index].utf8.count
+      guard used + size <= bytes else { break }
+      used += size
+      end = message.index(after: index)
+    }
+    return message[..<end]
   }
 }
 

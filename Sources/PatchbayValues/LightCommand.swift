@@ -27,3 +27,16 @@ public struct LightCommand: Sendable, Hashable, Codable {
     case transitionMs = "transition_ms"
   }
 }
+
+extension LightCommand {
+  /// This command with the fields `newer` sets replaced: the state a light is in after both. A
+  /// light shows a color or a color temperature, so a newer one of them replaces the other.
+  public func merged(with newer: LightCommand) -> LightCommand {
+    let switchesMode = newer.color != nil || newer.colorTemperature != nil
+    return LightCommand(
+      on: newer.on ?? on, brightness: newer.brightness ?? brightness,
+      color: switchesMode ? newer.color : color,
+      colorTemperature: switchesMode ? newer.colorTemperature : colorTemperature,
+      transitionMs: newer.transitionMs ?? transitionMs)
+  }
+}

@@ -23,13 +23,23 @@ public struct PortDescriptor: Sendable, Hashable, Codable {
   public var kind: PortKind
   public var type: ValueType
   public var description: String
+  /// ABI 1.2 (`PB_PORT_MIRRORS_INPUT`): this output reports the device's own state of the input
+  /// with this name, whose retained value follows what is published here.
+  public var mirrors: String?
+  /// ABI 1.2: what `patchbay status` shows of this output.
+  public var statusRole: PortStatusRole?
 
-  public init(name: String, direction: PortDirection, kind: PortKind, type: ValueType, description: String = "") {
+  public init(
+    name: String, direction: PortDirection, kind: PortKind, type: ValueType, description: String = "",
+    mirrors: String? = nil, statusRole: PortStatusRole? = nil
+  ) {
     self.name = name
     self.direction = direction
     self.kind = kind
     self.type = type
     self.description = description
+    self.mirrors = mirrors
+    self.statusRole = statusRole
   }
 
   /// Whether `name` is a valid port name: 1 to 64 of [a-z0-9_.].

@@ -88,6 +88,9 @@ public enum HostMessage: Sendable, Equatable {
         writer.u8(UInt8(port.kind.rawValue))
         writer.u8(UInt8(port.type.rawValue))
         writer.string(port.description)
+        // ABI 1.2 attributes: the status role (0: none) and the mirrored input ("": none).
+        writer.u8(port.statusRole?.rawValue ?? 0)
+        writer.string(port.mirrors ?? "")
       }
     case .failed(let stage, let status, let message):
       header(.failed)
@@ -143,9 +146,16 @@ public enum HostMessage: Sendable, Equatable {
         guard let direction = PortDirection(rawValue: UInt32(direction)),
           let kind = PortKind(rawValue: UInt32(kind)), let type = ValueType(rawValue: UInt32(type))
         else { throw .invalid("port '\(name)' has an unknown direction, kind or type") }
+        let description = try reader.string(maxBytes: 1024)
+        let role = try reader.u8()
+        guard role == 0 || PortStatusRole(rawValue: role) != nil else {
+          throw .invalid("port '\(name)' has an unknown status role \(role)")
+        }
+        let mirrors = try reader.string(maxBytes: 64)
         ports.append(
           PortDescriptor(
-            name: name, direction: direction, kind: kind, type: type, description: try reader.string(maxBytes: 1024)))
+            name: name, direction: direction, kind: kind, type: type, description: description,
+            mirrors: mirrors.isEmpty ? nil : mirrors, statusRole: PortStatusRole(rawValue: role)))
       }
       message = .created(info, ports: ports)
     case .failed:

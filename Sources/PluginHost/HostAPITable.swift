@@ -98,6 +98,13 @@ extension HostRuntime {
       wait_for_room: { host, timeout in
         guard let runtime = HostRuntime.runtime(host) else { return PB_ERR_INVALID_ARGUMENT }
         return runtime.outbox.waitForRoom(timeout: timeout) ? PB_OK : PB_ERR_BUSY
+      },
+      schedule_with_release: { host, delay, callback, release, userData, idOut in
+        guard let runtime = HostRuntime.runtime(host),
+          let id = runtime.schedule(delay, callback, release: release, userData)
+        else { return PB_ERR_INVALID_ARGUMENT }
+        idOut?.pointee = id
+        return PB_OK
       })
   }
 }

@@ -37,7 +37,10 @@ final class HostRuntime: Sendable {
     /// The plugin declared PB_PLUGIN_PUBLISH_BUSY (ABI 1.1): a full buffer answers PB_ERR_BUSY.
     var publishBusy = false
     var nextTimer: UInt64 = 1
-    var liveTimers: Set<UInt64> = []
+    /// Timers scheduled and not yet fired, cancelled or swept at stop.
+    var liveTimers: [UInt64: ABIPointer<TimerCallback>] = [:]
+    /// Cancelled timers whose user data waits to be released on the plugin context.
+    var cancelledTimers: [ABIPointer<TimerCallback>] = []
     /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
     var refusals: UInt64 = 0
     var refusalsReported: UInt64 = 0
@@ -221,6 +224,7 @@ final class HostRuntime: Sendable {
     if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     guard status == PB_OK else {
       setPhase(.stopped)
+      releaseTimers(all: true)
       plugin.library.descriptor.destroy(plugin.instance)
       fail(.start, status: status, Self.message(error, status: status))
     }
@@ -263,6 +267,7 @@ final class HostRuntime: Sendable {
       }
       setPhase(.stopped)
       conformance?.stopReturned()
+      releaseTimers(all: true)
       let call = conformance?.callbackBegins("destroy")
       plugin.library.descriptor.destroy(plugin.instance)
       if let call { conformance?.callbackEnded(call) }
@@ -343,7 +348,12 @@ final class HostRuntime: Sendable {
       log(UInt8(PB_LOG_ERROR), "add_port: NULL port or size too small")
       return PB_ERR_INVALID_ARGUMENT
     }
-    let port = raw.pointee
+    // Only the plugin's own header size is readable (a 1.0 pb_port is shorter): copy what fits.
+    var port = pb_port()
+    withUnsafeMutableBytes(of: &port) { target in
+      target.copyMemory(
+        from: UnsafeRawBufferPointer(start: raw, count: min(Int(raw.pointee.size), MemoryLayout<pb_port>.size)))
+    }
     guard let cName = port.name else {
       log(UInt8(PB_LOG_ERROR), "add_port: port name is NULL")
       return PB_ERR_INVALID_ARGUMENT
@@ -362,22 +372,67 @@ final class HostRuntime: Sendable {
       return PB_ERR_INVALID_ARGUMENT
     }
     let description = port.description.map { String(cString: $0) } ?? ""
-    let descriptor = PortDescriptor(
+    var descriptor = PortDescriptor(
       name: name, direction: direction, kind: kind, type: type, description: String(description.prefix(1024)))
-    let index: Int? = shared.withLock {
+    // ABI 1.2 attributes, only when the plugin's pb_port is long enough to hold them.
+    let hasAttributes = Int(raw.pointee.size) >= MemoryLayout<pb_port>.offset(of: \.mirrors)! + 4
+    let flags = hasAttributes ? port.flags : 0
+    let index: Result<Int, PortRefusal> = shared.withLock {
+      if let refusal = Self.applyAttributes(flags: flags, mirrors: port.mirrors, to: &descriptor, declared: $0.ports) {
+        return .failure(refusal)
+      }
       guard !$0.ports.contains(where: { $0.name == descriptor.name }), $0.ports.count < HostMessage.maximumPorts else {
-        return nil
+        return .failure(
+          PortRefusal("duplicate port name '\(name)' (or more than \(HostMessage.maximumPorts) ports)"))
       }
       $0.ports.append(descriptor)
-      return $0.ports.count - 1
+      return .success($0.ports.count - 1)
     }
-    guard let index else {
-      log(
-        UInt8(PB_LOG_ERROR), "add_port: duplicate port name '\(name)' (or more than \(HostMessage.maximumPorts) ports)")
-      return PB_ERR_INVALID_ARGUMENT
+    let refusal: PortRefusal
+    switch index {
+    case .success(let index):
+      indexOut?.pointee = UInt32(index)
+      return PB_OK
+    case .failure(let failure): refusal = failure
     }
-    indexOut?.pointee = UInt32(index)
-    return PB_OK
+    log(UInt8(PB_LOG_ERROR), "add_port '\(name)': \(refusal.message)")
+    return PB_ERR_INVALID_ARGUMENT
+  }
+
+  /// Checks the ABI 1.2 attribute bits of a port being declared and records them in
+  /// `descriptor`; a refusal says why. Unknown bits (a newer plugin's) are ignored.
+  static func applyAttributes(
+    flags: UInt32, mirrors: UInt32, to descriptor: inout PortDescriptor, declared: [PortDescriptor]
+  ) -> PortRefusal? {
+    if flags & UInt32(PB_PORT_MIRRORS_INPUT) != 0 {
+      guard descriptor.direction == .output else { return PortRefusal("only an output can mirror an input") }
+      guard declared.indices.contains(Int(mirrors)), declared[Int(mirrors)].direction == .input,
+        declared[Int(mirrors)].kind == .state
+      else { return PortRefusal("mirrors \(mirrors), which is not a state input declared before it") }
+      let input = declared[Int(mirrors)]
+      guard input.type == descriptor.type else {
+        return PortRefusal("a \(descriptor.type.name) output cannot mirror '\(input.name)', a \(input.type.name) input")
+      }
+      descriptor.mirrors = input.name
+    }
+    let peer = flags & UInt32(PB_PORT_PEER_STATUS) != 0
+    let shown = flags & UInt32(PB_PORT_SHOWN_IN_STATUS) != 0
+    guard !(peer && shown) else {
+      return PortRefusal("PB_PORT_PEER_STATUS and PB_PORT_SHOWN_IN_STATUS exclude each other")
+    }
+    if let role: PortStatusRole = peer ? .peer : shown ? .shown : nil {
+      guard role.fits(descriptor) else {
+        return PortRefusal(
+          role == .peer
+            ? "PB_PORT_PEER_STATUS needs a bool or text state output"
+            : "PB_PORT_SHOWN_IN_STATUS needs a text state output")
+      }
+      if role == .peer, let other = declared.first(where: { $0.statusRole == .peer }) {
+        return PortRefusal("'\(other.name)' is already the peer status (at most one per instance)")
+      }
+      descriptor.statusRole = role
+    }
+    return nil
   }
 
   func publish(_ index: UInt32, _ raw: UnsafePointer<pb_value>?) -> pb_status {
@@ -425,28 +480,55 @@ final class HostRuntime: Sendable {
     }
   }
 
-  func schedule(_ delay: UInt64, _ callback: pb_timer_fn?, _ userData: UnsafeMutableRawPointer?) -> UInt64? {
+  func schedule(
+    _ delay: UInt64, _ callback: pb_timer_fn?, release: pb_release_fn? = nil, _ userData: UnsafeMutableRawPointer?
+  ) -> UInt64? {
     guard let callback else { return nil }
+    // ABIPointer: the ABI runs the callback once, on the [plugin context], with the plugin's data.
+    let timer = ABIPointer(TimerCallback(function: callback, release: release, userData: userData))
     let id: UInt64 = shared.withLock { shared in
       let id = shared.nextTimer
       shared.nextTimer += 1
-      shared.liveTimers.insert(id)
+      shared.liveTimers[id] = timer
       return id
     }
-    // ABIPointer: the ABI runs the callback once, on the [plugin context], with the plugin's data.
-    let timer = ABIPointer(TimerCallback(function: callback, userData: userData))
     pluginQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
-      let due = self.shared.withLock { $0.liveTimers.remove(id) != nil && $0.phase == .started }
-      guard due else { return }
+      // Not yet started or already stopping: the timer stays for the sweep after stop().
+      let due = self.shared.withLock { $0.phase == .started ? $0.liveTimers.removeValue(forKey: id) : nil }
+      guard let due else { return }
       let call = self.conformance?.callbackBegins("timer")
-      timer.pointer.function(timer.pointer.userData, id)
+      due.pointer.function(due.pointer.userData, id)
       if let call { self.conformance?.callbackEnded(call) }
+      due.pointer.release?(due.pointer.userData)
     }
     return id
   }
 
   func cancelTimer(_ id: UInt64) -> pb_status {
-    shared.withLock { $0.liveTimers.remove(id) != nil } ? PB_OK : PB_ERR_NOT_FOUND
+    let cancelled: ABIPointer<TimerCallback>? = shared.withLock { shared in
+      guard let timer = shared.liveTimers.removeValue(forKey: id) else { return nil }
+      if timer.pointer.release != nil { shared.cancelledTimers.append(timer) }
+      return timer
+    }
+    guard let cancelled else { return PB_ERR_NOT_FOUND }
+    // The release runs on the plugin context (the header's promise), whichever thread cancelled.
+    if cancelled.pointer.release != nil { pluginQueue.async { self.releaseTimers(all: false) } }
+    return PB_OK
+  }
+
+  /// Releases the user data of cancelled timers and, with `all` (after stop() returned, before
+  /// destroy()), of those still pending. On the plugin context.
+  private func releaseTimers(all: Bool) {
+    let done: [ABIPointer<TimerCallback>] = shared.withLock { shared in
+      var done = shared.cancelledTimers
+      shared.cancelledTimers = []
+      if all {
+        done += shared.liveTimers.sorted { $0.key < $1.key }.map(\.value)
+        shared.liveTimers = [:]
+      }
+      return done
+    }
+    for timer in done { timer.pointer.release?(timer.pointer.userData) }
   }
 
   func reportFault(_ code: pb_status, _ message: String) -> Never {

@@ -47,7 +47,7 @@ struct AccessoryRecordTests {
     #expect(
       sent == [
         .remove(name: "desk"), .remove(name: "old_name"), .add(definitions[0]), .add(definitions[1]),
-        .add(definitions[2]), .setValue(name: "desk", characteristic: "Brightness", value: .number(40)),
+        .add(definitions[2]), .get(name: "all"),
       ])
     // The server's answers, in order, keep the record.
     var changed = false

@@ -56,7 +56,7 @@ final class ClientTrafficTests {
     try eventually("the reconnect line; log:\n\(writes.lines.joined(separator: "\n"))", within: 60) {
       writes.lines.contains { $0.contains("reconnected to Homebridge at ws://127.0.0.1:\(port)/ after") }
     }
-    #expect(states.values == [false, true])
+    #expect(states.values == [.disconnected, .connected])
   }
 
   @Test func aSecondClientIsNoticedAndTheTrafficTakenBackAfterItLeft() throws {
@@ -91,19 +91,45 @@ final class ClientTrafficTests {
       try simulator.control("homekit-set ws_morning On true")
       return writes.writes.count > before
     }
-    // The write that went into client 2's closed socket never arrived.
-    #expect(writes.writes.allSatisfy { $0.value == .bool(true) })
+    // The write that went into client 2's closed socket is read back from the server when the
+    // client takes the traffic back: reported as HomeKit's write, not reverted by a re-send.
+    #expect(writes.writes.contains { $0.value == .bool(false) }, "\(writes.writes)")
+    #expect(simulator.count("setValue ws_morning.On = true") == 0, "\(simulator.output)")
     let states = states.values
-    #expect(states.count >= 4 && states.first == false && states.last == true, "\(states)")
+    #expect(states.first == .disconnected && states.last == .connected, "\(states)")
+    #expect(states.contains(.takenOver), "\(states)")
     #expect(zip(states, states.dropFirst()).allSatisfy { $0 != $1 }, "\(states)")
+  }
+
+  /// A hung server (SIGSTOP) answers neither the traffic probe nor a ping: that is a hang, not
+  /// another client, and it is said so within two probe intervals.
+  @Test func aHungServerIsNotTakenForAnotherClient() throws {
+    var timing = HomebridgeClient.Timing()
+    timing.trafficProbeInterval = .seconds(1)
+    timing.pingInterval = .seconds(1)
+    timing.reclaimDelay = .seconds(600)
+    let simulator = try SimulatorUnderTest(.homebridge, directory: directory, name: "simulator", port: port)
+    defer { try? simulator.stop() }
+    let client = try makeClient(timing)
+    defer { client.stop() }
+    client.start()
+    try simulator.waitForLine(containing: "add ws_morning (Switch): accessory 'ws_morning' is added.")
+    try eventually("connected", within: 30) { states.values.last == .connected }
+    simulator.process.signal(SIGSTOP)
+    defer { simulator.process.signal(SIGCONT) }
+    try eventually("the hang to be noticed; log:\n\(writes.lines.joined(separator: "\n"))", within: 60) {
+      writes.lines.contains { $0.contains("the server is hung") }
+    }
+    #expect(!writes.lines.contains { $0.contains("another client") }, "\(writes.lines)")
+    #expect(!states.values.contains(.takenOver), "\(states.values)")
   }
 }
 
 /// The connection states the client reported, in order.
 final class ConnectionLog: Sendable {
-  private let states = Mutex<[Bool]>([])
+  private let states = Mutex<[HomebridgeClient.PeerState]>([])
 
-  func record(_ open: Bool) { states.withLock { $0.append(open) } }
+  func record(_ state: HomebridgeClient.PeerState) { states.withLock { $0.append(state) } }
 
-  var values: [Bool] { states.withLock { $0 } }
+  var values: [HomebridgeClient.PeerState] { states.withLock { $0 } }
 }

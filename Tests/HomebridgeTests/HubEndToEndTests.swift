@@ -229,6 +229,75 @@ final class HubEndToEndTests {
     #expect(simulator.count("remove ") == 2, "\(simulator.output)")
   }
 
+  /// Issue 28.1: HomeKit turned the lamp on after the hub had sent "off". A restart, a crash
+  /// and a takeover by another client (HomeKit writes in between) each leave the lamp as the
+  /// user last set it: the hub's retained value follows HomeKit's writes (the `.set` output
+  /// mirrors the input) and the plugin reads the server's values back on connect.
+  @Test func restartCrashAndTakeoverLeaveTheLampAsTheUserLastSetIt() throws {
+    let simulator = try startSimulator(arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    try startHub(
+      port: simulator.port,
+      accessories: """
+        probe_interval = 1
+        reclaim_delay = 2
+        [[instances.homekit.accessories]]
+        name = "lamp"
+        service = "Switch"
+        [[instances.homekit.accessories]]
+        name = "desk"
+        service = "Lightbulb"
+        """)
+    try simulator.waitForLine(containing: "add lamp (Switch): accessory 'lamp' is added.")
+    #expect(try patchbay("send", "homekit.lamp.on", "false").status == 0)
+    try simulator.waitForLine(containing: "setValue lamp.On = false")
+    try eventually("HomeKit's write to reach the hub; hub:\n\(hub.log)", within: 60, pollEvery: 1) {
+      try simulator.control("homekit-set lamp On true")
+      return hub.log.contains("HomeKit wrote lamp.On = true")
+    }
+    /// After `mark` lines of simulator output: the first value the plugin set on the lamp.
+    func lampSetAfter(_ mark: Int, _ what: String) throws -> String {
+      var line: String?
+      try eventually("\(what): a setValue of lamp.On; simulator:\n\(simulator.output)\nhub:\n\(hub.log)", within: 90) {
+        line = simulator.process.lines.dropFirst(mark).first { $0.contains("setValue lamp.On = ") }
+        return line != nil
+      }
+      return line ?? ""
+    }
+
+    var mark = simulator.process.lines.count
+    #expect(try patchbay("restart", "homekit").status == 0)
+    #expect(try lampSetAfter(mark, "restart").hasSuffix("setValue lamp.On = true"))
+
+    mark = simulator.process.lines.count
+    let pid = try #require(try hub.pid(of: "homekit"))
+    kill(pid, SIGKILL)
+    #expect(try lampSetAfter(mark, "crash").hasSuffix("setValue lamp.On = true"))
+
+    // Another client takes the traffic: HomeKit turns the lamp off, the write goes to it.
+    try eventually("the plugin to run again and take the traffic", within: 60, pollEvery: 0.5) {
+      try hub.instanceStatus("homekit")?["peer"] as? String == "connected"
+    }
+    let other = try TestWebSocketClient(port: simulator.port)
+    defer { other.close() }
+    try simulator.waitForLine(containing: "no longer receives traffic")
+    try simulator.control("homekit-set lamp On false")
+    try eventually("PEER to say taken over", within: 60, pollEvery: 0.2) {
+      try hub.instanceStatus("homekit")?["peer"] as? String == "taken over"
+    }
+    mark = simulator.process.lines.count
+    try eventually("the plugin to take the traffic back and learn HomeKit's write; hub:\n\(hub.log)", within: 90) {
+      hub.log.contains("HomeKit wrote lamp.On = false")
+    }
+    #expect(simulator.process.lines.dropFirst(mark).filter { $0.contains("setValue lamp.On = true") }.isEmpty)
+    // And a restart after that keeps it off.
+    mark = simulator.process.lines.count
+    #expect(try patchbay("restart", "homekit").status == 0)
+    #expect(try lampSetAfter(mark, "restart after takeover").hasSuffix("setValue lamp.On = false"))
+    let table = try simulator.control("table")
+    #expect(table.contains("lamp (Switch): On=false"), "\(table)")
+  }
+
   @Test func connectedPortFollowsTheWebsocket() throws {
     var simulator = try startSimulator()
     try startHub(

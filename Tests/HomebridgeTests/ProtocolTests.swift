@@ -90,11 +90,48 @@ struct ClientSessionTests {
     _ = session.update(.init(accessory: "ws_morning", characteristic: "On"), to: .bool(true))
     // An event (a button press) is not replayed later.
     _ = session.update(.init(accessory: "remote", characteristic: "ProgrammableSwitchEvent"), to: .number(0))
-    let sent = session.opened().send
-    #expect(sent.count == 5)
-    #expect(sent.prefix(3).allSatisfy { if case .add = $0 { true } else { false } })
+    let opening = session.opened().send
+    #expect(opening.count == 4)
+    #expect(opening.prefix(3).allSatisfy { if case .add = $0 { true } else { false } })
+    #expect(opening.last == .get(name: "all"))
+    // The server's values decide: it has none (it restarted), so ours go out.
+    let sent = session.receive(text: Self.accessories(["desk": ["Brightness": .string("blank")]])).send
+    #expect(sent.count == 2)
     #expect(sent.contains(.setValue(name: "desk", characteristic: "Brightness", value: .number(100))))
     #expect(sent.contains(.setValue(name: "ws_morning", characteristic: "On", value: .bool(true))))
+  }
+
+  /// The server's `accessories` answer with these characteristic values.
+  static func accessories(_ values: [String: [String: JSONValue]]) -> String {
+    ServerMessage.accessories(
+      values.mapValues { .sortedObject(["service": .string("Switch"), "characteristics": .sortedObject($0)]) }
+    ).text
+  }
+
+  /// Issue 28.1: HomeKit wrote while this client did not get the server's traffic (it was
+  /// down, or another client held it). On connect the server's value is taken as HomeKit's
+  /// write, not reverted by re-sending the older one; a value the hub set meanwhile still wins.
+  @Test func aValueHomeKitWroteWhileAwayIsTakenNotReverted() {
+    var session = ClientSession(accessories: definitions)
+    _ = session.opened()
+    _ = session.receive(text: Self.accessories([:]))
+    let on = ClientSession.Key(accessory: "ws_morning", characteristic: "On")
+    let brightness = ClientSession.Key(accessory: "desk", characteristic: "Brightness")
+    _ = session.update(on, to: .bool(false))
+    _ = session.update(brightness, to: .number(20))
+    session.closed()
+    _ = session.update(brightness, to: .number(30))
+    _ = session.opened()
+    let answer = session.receive(
+      text: Self.accessories([
+        "ws_morning": ["On": .bool(true)], "desk": ["Brightness": .number(70), "On": .bool(true)],
+      ]))
+    #expect(answer.homeKitWrites.map(\.key) == [on])
+    #expect(answer.homeKitWrites.map(\.value) == [.bool(true)])
+    #expect(answer.send == [.setValue(name: "desk", characteristic: "Brightness", value: .number(30))])
+    #expect(session.value(on) == .bool(true))
+    // A characteristic the hub never set is learned quietly: no write is replayed after a restart.
+    #expect(session.value(.init(accessory: "desk", characteristic: "On")) == .bool(true))
   }
 
   @Test func homeKitReadsAreAnsweredAndWritesReported() {

@@ -35,9 +35,9 @@ import Testing
     #expect(check.output.contains("1 problem found"), "\(check.output)")
 
     let plugins = try harness.cli("plugins")
-    #expect(plugins.output.contains("threshold 1.0.0 (ABI 1.1)"), "\(plugins.output)")
+    #expect(plugins.output.contains("threshold 1.0.0 (ABI 1.0)"), "\(plugins.output)")
     #expect(plugins.output.contains("found as 'myplugin' but named 'threshold' in its descriptor"))
-    #expect(plugins.output.contains("counter 1.0.0 (ABI 1.1)"))
+    #expect(plugins.output.contains("counter 1.0.0 (ABI 1.0)"))
 
     // The running hub refuses that instance only; the rest runs.
     try harness.start()

@@ -9,6 +9,14 @@ import Testing
     .created(
       PluginInfo(name: "x", version: "1", description: "", abiMajor: 1, abiMinor: 0),
       ports: [PortDescriptor(name: "a.b", direction: .output, kind: .state, type: .light, description: "d")]),
+    // ABI 1.2 attributes: a mirroring output and the peer state.
+    .created(
+      PluginInfo(name: "y", version: "1", description: "", abiMajor: 1, abiMinor: 2),
+      ports: [
+        PortDescriptor(name: "lamp.on", direction: .input, kind: .state, type: .bool),
+        PortDescriptor(name: "lamp.on.set", direction: .output, kind: .state, type: .bool, mirrors: "lamp.on"),
+        PortDescriptor(name: "peer", direction: .output, kind: .state, type: .text, statusRole: .peer),
+      ]),
     .failed(stage: .start, status: -5, message: "unreachable"),
     .started,
     .publish(

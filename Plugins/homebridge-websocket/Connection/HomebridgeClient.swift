@@ -22,8 +22,21 @@ public final class HomebridgeClient: Sendable {
   public typealias LogHandler = @Sendable (ClientSession.LogLevel, String) -> Void
   /// A HomeKit write, with the accessory's current values by characteristic (after the write).
   public typealias WriteHandler = @Sendable (ClientSession.HomeKitWrite, [String: JSONValue]) -> Void
-  /// The websocket opened (true) or closed (false).
-  public typealias ConnectionHandler = @Sendable (Bool) -> Void
+  /// How the client reaches Homebridge changed.
+  public typealias ConnectionHandler = @Sendable (PeerState) -> Void
+
+  /// How the client reaches Homebridge, as `patchbay status` shows it in PEER.
+  public enum PeerState: String, Sendable {
+    /// The websocket is open and the server's traffic (HomeKit's writes and reads) comes here.
+    case connected
+    case disconnected
+    /// The websocket is open, but another client has taken the server's traffic: HomeKit's
+    /// writes go there until this client reconnects to take them back.
+    case takenOver = "taken over"
+
+    /// Whether HomeKit's writes reach this client.
+    public var isConnected: Bool { self == .connected }
+  }
 
   /// How long the client waits for what; the defaults suit a real Homebridge, tests shorten them.
   public struct Timing: Sendable {
@@ -65,6 +78,8 @@ public final class HomebridgeClient: Sendable {
     var trafficCheck: RepeatedTask?
     var connectedAt: NIODeadline?
     var lastFrameAt = NIODeadline.now()
+    /// When the traffic probe now outstanding was sent (with a ping: a live server answers that).
+    var probeSentAt: NIODeadline?
     var started = false
     var stopped = false
     var attempts = 0
@@ -113,7 +128,7 @@ public final class HomebridgeClient: Sendable {
     loop.execute {
       guard !self.state.value.started, !self.state.value.stopped else { return }
       self.state.value.started = true
-      self.onConnectionChange(false)
+      self.onConnectionChange(.disconnected)
       self.connect()
     }
   }
@@ -250,22 +265,35 @@ public final class HomebridgeClient: Sendable {
     ) { _ in self.checkTraffic(channel) }
     let line = state.value.outageLog.connected(at: .now)
     log(line.level, line.message)
-    onConnectionChange(true)
+    state.value.probeSentAt = nil
+    onConnectionChange(.connected)
     perform(state.value.session.opened())
   }
 
   /// The server sends HomeKit's writes and reads only to its newest client, and a websocket
   /// ping cannot tell (every socket answers its own). An unanswered `get` can: when another
   /// client took the traffic, warn, and later reconnect to take it back (if that client has
-  /// gone, the server is writing into its closed socket and nobody else will fix it).
+  /// gone, the server is writing into its closed socket and nobody else will fix it). A ping
+  /// goes with each probe: a server that answered neither is hung, not taken over.
   private func checkTraffic(_ channel: any Channel) {
     guard self.state.value.channel === channel else { return }
     if let probe = state.value.session.probeTraffic() {
       perform(probe)
+      if !probe.send.isEmpty {
+        state.value.probeSentAt = .now()
+        ping(channel)
+      }
       return
     }
     state.value.trafficCheck?.cancel()
     state.value.trafficCheck = nil
+    if let sentAt = state.value.probeSentAt, state.value.lastFrameAt < sentAt {
+      let silent = (NIODeadline.now() - sentAt).nanoseconds / 1_000_000_000
+      state.value.endReason = "no answer to a traffic probe or a ping in \(silent) s: the server is hung"
+      channel.close(promise: nil)
+      return
+    }
+    onConnectionChange(.takenOver)
     let delay = timing.reclaimDelay
     log(
       .warning,
@@ -283,10 +311,15 @@ public final class HomebridgeClient: Sendable {
   private func checkAlive(_ channel: any Channel) {
     guard self.state.value.channel === channel else { return }
     if NIODeadline.now() - state.value.lastFrameAt > timing.silenceLimit {
-      log(.warning, "Homebridge at \(endpoint) stopped answering; reconnecting")
+      state.value.endReason =
+        "nothing received in \(timing.silenceLimit.nanoseconds / 1_000_000_000) s: the server stopped answering"
       channel.close(promise: nil)
       return
     }
+    ping(channel)
+  }
+
+  private func ping(_ channel: any Channel) {
     let ping = WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: channel.allocator.buffer(capacity: 0))
     channel.writeAndFlush(ping, promise: nil)
   }
@@ -303,7 +336,7 @@ public final class HomebridgeClient: Sendable {
     state.value.session.closed()
     state.value.channel = nil
     guard !state.value.stopped else { return }
-    if wasOpen { onConnectionChange(false) }
+    if wasOpen { onConnectionChange(.disconnected) }
     if let connectedAt = state.value.connectedAt, NIODeadline.now() - connectedAt > .seconds(10) {
       state.value.backoff.reset()
     }

@@ -7,6 +7,7 @@ import PatchbayPluginKit
 /// replaced by _) and characteristic C (snake name, e.g. `on`, `brightness`):
 /// - input `NAME.C` (state): the hub sets the value HomeKit sees;
 /// - output `NAME.C.set` (state): HomeKit wrote the value (only characteristics HomeKit may write);
+///   it mirrors `NAME.C`, so a restart gives the plugin what HomeKit wrote, not the older value;
 /// - Lightbulb: input `NAME.light` (light), output `NAME.light.set` (light, event: each
 ///   HomeKit write as a partial command);
 /// - Lightbulb with hue and saturation: input `NAME.color` (color), output `NAME.color.set`;
@@ -53,7 +54,8 @@ struct AccessoryPorts {
       inputs[input.index] = .characteristic(spec)
       if spec.homeKitWritable {
         setOutputs[spec.name] = try context.addOutput(
-          "\(prefix).\(spec.snakeName).set", type, kind: .state, description: "HomeKit wrote \(name) \(spec.name)")
+          "\(prefix).\(spec.snakeName).set", type, kind: .state, description: "HomeKit wrote \(name) \(spec.name)",
+          mirroring: input)
       }
     }
     switch definition.service.name {
@@ -62,13 +64,15 @@ struct AccessoryPorts {
         "\(prefix).light", .light, kind: .state, description: "sets \(name) On/Brightness/Hue/Saturation")
       inputs[light.index] = .light
       lightOutput = try context.addOutput(
-        "\(prefix).light.set", .light, kind: .event, description: "HomeKit wrote \(name), as a light command")
+        "\(prefix).light.set", .light, kind: .event, description: "HomeKit wrote \(name), as a light command",
+        mirroring: light)
       if hasColor {
         let color = try context.addInput(
           "\(prefix).color", .color, kind: .state, description: "sets \(name) Hue/Saturation(/Brightness)")
         inputs[color.index] = .color
         colorOutput = try context.addOutput(
-          "\(prefix).color.set", .color, kind: .state, description: "HomeKit wrote \(name)'s color")
+          "\(prefix).color.set", .color, kind: .state, description: "HomeKit wrote \(name)'s color",
+          mirroring: color)
       }
     case "StatelessProgrammableSwitch":
       let button = try context.addInput(

@@ -8,6 +8,8 @@ import PatchbayPluginKit
 /// [instances.homekit]
 /// plugin = "homebridge-websocket"
 /// url = "ws://127.0.0.1:4050"          # optional, this is the default
+/// probe_interval = 15                  # optional: seconds between checks that HomeKit's traffic comes here
+/// reclaim_delay = 60                   # optional: seconds before taking the traffic back from another client
 /// [[instances.homekit.accessories]]
 /// name = "ws_morning"
 /// service = "Switch"
@@ -45,20 +47,36 @@ struct HomebridgeConfig: Decodable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case url, accessories
+    case probeInterval = "probe_interval"
+    case reclaimDelay = "reclaim_delay"
   }
 
   var url: String?
   var accessories: [Accessory]
+  var probeInterval: Int?
+  var reclaimDelay: Int?
 
   init(from decoder: Decoder) throws {
     try decoder.refuseUnknownKeys(CodingKeys.self)
     let table = try decoder.container(keyedBy: CodingKeys.self)
     url = try table.decodeIfPresent(String.self, forKey: .url)
     accessories = try table.decode([Accessory].self, forKey: .accessories)
+    probeInterval = try table.decodeIfPresent(Int.self, forKey: .probeInterval, in: 1...300, unit: " s")
+    reclaimDelay = try table.decodeIfPresent(Int.self, forKey: .reclaimDelay, in: 1...3600, unit: " s")
+  }
+
+  /// The client's timing with the config's probe interval and reclaim delay.
+  var timing: HomebridgeClient.Timing {
+    var timing = HomebridgeClient.Timing()
+    if let probeInterval { timing.trafficProbeInterval = .seconds(Int64(probeInterval)) }
+    if let reclaimDelay { timing.reclaimDelay = .seconds(Int64(reclaimDelay)) }
+    return timing
   }
 
   /// Reads and checks the config; every error names the key and what would be right.
-  static func load(from context: PluginContext) throws -> (endpoint: WebSocketEndpoint, [AccessoryDefinition]) {
+  static func load(from context: PluginContext) throws -> (
+    endpoint: WebSocketEndpoint, [AccessoryDefinition], timing: HomebridgeClient.Timing
+  ) {
     let config = try context.config(HomebridgeConfig.self)
     let endpoint: WebSocketEndpoint
     do {
@@ -99,6 +117,6 @@ struct HomebridgeConfig: Decodable {
         throw PluginError.config("accessories.\(index).characteristics: \(error)")
       }
     }
-    return (endpoint, definitions)
+    return (endpoint, definitions, config.timing)
   }
 }

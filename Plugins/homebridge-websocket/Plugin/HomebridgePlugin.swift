@@ -4,7 +4,9 @@ import PatchbayPluginKit
 
 /// homebridge-websocket: makes patchbay ports HomeKit accessories through the
 /// Homebridge-websocket plugin, and HomeKit writes patchbay outputs. The instance's
-/// `connected` output (state, bool) is true while the websocket to Homebridge is open.
+/// `connected` output (state, bool) is true while HomeKit's writes reach it (the websocket is
+/// open and no other client has taken the server's traffic); `peer` (state, text) says which
+/// of connected, disconnected or taken over, and is what `patchbay status` shows in PEER.
 final class HomebridgePlugin: PatchbayPlugin {
   let context: PluginContext
   let client: HomebridgeClient
@@ -15,10 +17,14 @@ final class HomebridgePlugin: PatchbayPlugin {
 
   init(context: PluginContext) throws {
     self.context = context
-    let (endpoint, definitions) = try HomebridgeConfig.load(from: context)
+    let (endpoint, definitions, timing) = try HomebridgeConfig.load(from: context)
     let connected = try context.addOutput(
-      "connected", .bool, kind: .state, description: "the websocket to Homebridge is open")
+      "connected", .bool, kind: .state,
+      description: "the websocket to Homebridge is open and HomeKit's writes come here")
     self.connected = connected
+    let peer = try context.addOutput(
+      "peer", .text, kind: .state, description: "connected, disconnected, or taken over (by another client)",
+      shownInStatus: .peer)
     var accessories: [AccessoryPorts] = []
     var inputs: [UInt32: (accessory: Int, input: AccessoryPorts.Input)] = [:]
     for definition in definitions {
@@ -31,7 +37,7 @@ final class HomebridgePlugin: PatchbayPlugin {
     let byName = Dictionary(uniqueKeysWithValues: accessories.map { ($0.definition.name, $0) })
     client = HomebridgeClient(
       endpoint: endpoint, accessories: definitions,
-      stateFile: context.stateDirectory + "/" + HomebridgeClient.stateFileName,
+      stateFile: context.stateDirectory + "/" + HomebridgeClient.stateFileName, timing: timing,
       log: { [context] level, message in
         switch level {
         case .debug: context.log(.debug, message)
@@ -46,7 +52,10 @@ final class HomebridgePlugin: PatchbayPlugin {
           context.publish(value, on: output)
         }
       },
-      onConnectionChange: { [context] open in context.publish(.bool(open), on: connected) })
+      onConnectionChange: { [context] state in
+        context.publish(.bool(state.isConnected), on: connected)
+        context.publish(.text(state.rawValue), on: peer)
+      })
   }
 
   func start() throws {

@@ -57,6 +57,12 @@ public struct ClientSession: Sendable {
   private var probeOutstanding = false
   /// Accessories removed and added again on this connection after "characteristic do not match".
   private var replacedThisConnection: Set<String> = []
+  /// The `get all` sent on connect has not been answered yet (see `opened`).
+  public private(set) var reconciling = false
+  /// Values the hub set while the websocket was closed: the server has not seen them.
+  private var unsent: Set<Key> = []
+  /// Values the hub set while `reconciling`: sent after the `get all`, so newer than its answer.
+  private var sentWhileReconciling: Set<Key> = []
 
   public init(accessories: [AccessoryDefinition], added: AddedAccessories = AddedAccessories()) {
     self.accessories = accessories
@@ -68,12 +74,17 @@ public struct ClientSession: Sendable {
 
   /// The websocket is open: remove what this client added earlier and the config no longer
   /// has, or has with another service (the server would keep the old one); announce every
-  /// accessory (an "already used" answer is success); then push every known value, because
-  /// the server forgets values when it restarts.
+  /// accessory (an "already used" answer is success); then ask for the server's values. Its
+  /// answer decides, per characteristic (`reconcile`): a value the server forgot (it
+  /// restarted) or the hub set meanwhile is sent again; one HomeKit wrote while this client
+  /// did not get the traffic (it was down, or another client had taken it) is taken as
+  /// HomeKit's write instead of being reverted.
   public mutating func opened() -> Output {
     isOpen = true
     probeOutstanding = false
     replacedThisConnection = []
+    reconciling = true
+    sentWhileReconciling = []
     var output = Output()
     for (name, service) in added.services.sorted(by: { $0.key < $1.key }) where byName[name]?.service.name != service {
       output.send.append(.remove(name: name))
@@ -82,9 +93,44 @@ public struct ClientSession: Sendable {
       output.log(.info, "removing accessory '\(name)' from Homebridge: \(now)")
     }
     output.send += accessories.map { .add($0) }
-    for definition in accessories { output.send += resend(definition) }
-    output.log(.info, "connected: adding \(accessories.count) accessories, re-sending \(values.count) values")
+    output.send.append(.get(name: "all"))
+    output.log(.info, "connected: adding \(accessories.count) accessories, reading Homebridge's values")
     return output
+  }
+
+  /// The answer to the `get all` of `opened`: per characteristic, the server's value or ours.
+  private mutating func reconcile(_ list: [String: JSONValue], _ output: inout Output) {
+    reconciling = false
+    var resent = 0
+    for definition in accessories {
+      let shown = list[definition.name]?.objectValue?["characteristics"]?.objectValue ?? [:]
+      for spec in definition.characteristics where !spec.isEvent {
+        let key = Key(accessory: definition.name, characteristic: spec.name)
+        if sentWhileReconciling.contains(key) { continue }
+        let ours = values[key]
+        // The server shows a value it has none of as "blank" (after a restart).
+        let theirs = shown[spec.name].flatMap { $0 == .string("blank") || $0 == .null ? nil : spec.conformed($0) }
+        guard let theirs, !unsent.contains(key) else {
+          if let ours {
+            output.send.append(.setValue(name: definition.name, characteristic: spec.name, value: ours))
+            resent += 1
+          }
+          continue
+        }
+        guard theirs != ours else { continue }
+        values[key] = theirs
+        // Only a change of a value this client had: a restart of patchbay must not replay old writes.
+        guard let ours else { continue }
+        output.log(
+          .info,
+          "Homebridge has \(key) = \(theirs.description), not \(ours.description): HomeKit wrote it while "
+            + "patchbay did not get its writes; taken as HomeKit's write")
+        if spec.homeKitWritable { output.homeKitWrites.append(HomeKitWrite(key: key, spec: spec, value: theirs)) }
+      }
+    }
+    unsent = []
+    sentWhileReconciling = []
+    output.log(.info, "re-sent \(resent) values Homebridge did not have")
   }
 
   private func resend(_ definition: AccessoryDefinition) -> [ClientMessage] {
@@ -137,7 +183,9 @@ public struct ClientSession: Sendable {
     }
     if isOpen {
       output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: conformed))
+      if reconciling { sentWhileReconciling.insert(key) }
     } else {
+      if !spec.isEvent { unsent.insert(key) }
       output.log(.debug, "\(key) = \(conformed.description) kept until Homebridge is connected")
     }
     return output
@@ -159,6 +207,7 @@ public struct ClientSession: Sendable {
     case .accessories(let list):
       if let first = accessories.first, list[first.name] != nil { probeOutstanding = false }
       output.log(.debug, "Homebridge sent its accessory list")
+      if reconciling { reconcile(list, &output) }
     case .set(let name, let characteristic, let value):
       let key = Key(accessory: name, characteristic: characteristic)
       guard let spec = byName[name]?.characteristic(named: characteristic) else {

@@ -19,9 +19,12 @@ struct GroupPorts: Sendable {
     let name = group.name
     light = try context.addInput(
       "\(name).light", .light, kind: .state, description: "a light command for the whole group (one group action)")
+    // The bridge's state (changed by the hub, the Hue app or a switch): a restart gives the
+    // plugin what the lights show now, not an older command that would undo the app's change.
     state = try context.addOutput(
       "\(name).state", .light, kind: .state,
-      description: "on if any member is on; brightness and color averaged over the members that are on")
+      description: "on if any member is on; brightness and color averaged over the members that are on",
+      mirroring: light)
     reachable = try context.addOutput(
       "\(name).reachable", .bool, kind: .state,
       description: "the bridge answers and at least one member is reachable")
@@ -32,13 +35,14 @@ struct GroupPorts: Sendable {
     guard group.exposeLights else { return }
     for member in group.members {
       let prefix = "\(name).\(member.name)"
+      let light = try context.addInput(
+        "\(prefix).light", .light, kind: .state, description: "a light command for light \(member.lightID)")
       members.append(
         Member(
-          light: try context.addInput(
-            "\(prefix).light", .light, kind: .state, description: "a light command for light \(member.lightID)"),
+          light: light,
           state: try context.addOutput(
             "\(prefix).state", .light, kind: .state,
-            description: "light \(member.lightID): on, brightness and color or color temperature"),
+            description: "light \(member.lightID): on, brightness and color or color temperature", mirroring: light),
           reachable: try context.addOutput(
             "\(prefix).reachable", .bool, kind: .state, description: "the bridge reaches light \(member.lightID)")))
     }

@@ -32,23 +32,30 @@ final class MQTTPlugin: PatchbayPlugin {
     config = try MQTTConfig(json: context.configJSON)
     statusTopic = TopicFilter.join(config.broker.baseTopic(instance: context.instanceName), "status")
     connectedPort = try context.addOutput(
-      "connected", .bool, kind: .state, description: "true while the broker has accepted the connection")
+      "connected", .bool, kind: .state, description: "true while the broker has accepted the connection",
+      shownInStatus: .peer)
     var inputs: [UInt32: InputTarget] = [:]
     var router = MessageRouter()
     for mapping in config.topics {
+      var input: InputPort?
+      if let topic = mapping.publish, let name = mapping.inputPortName {
+        let port = try context.addInput(name, mapping.type, kind: mapping.kind, description: "to \(topic)")
+        inputs[port.index] = .topic(mapping)
+        input = port
+      }
       var outputs: [String: OutputPort] = [:]
       if let filter = mapping.subscribe {
+        // One state topic read and written (a device's state): what the device reports is
+        // what its input follows, so a restart does not send an older command again.
+        let mirrored = mapping.kind == .state && mapping.each.isEmpty ? input : nil
         // Keyed by what picks the port in a received topic (TopicFilter.portKey).
         for key in mapping.each.isEmpty ? [""] : mapping.each {
           let topic = mapping.wildcard.map { $0.topic(for: key, filter: filter) } ?? filter
           outputs[key] = try context.addOutput(
-            mapping.outputPortName(forKey: key), mapping.type, kind: mapping.kind, description: "from \(topic)")
+            mapping.outputPortName(forKey: key), mapping.type, kind: mapping.kind, description: "from \(topic)",
+            mirroring: mirrored)
         }
         router.routes.append(.topic(mapping, outputs: outputs))
-      }
-      if let topic = mapping.publish, let name = mapping.inputPortName {
-        let port = try context.addInput(name, mapping.type, kind: mapping.kind, description: "to \(topic)")
-        inputs[port.index] = .topic(mapping)
       }
     }
     let base = config.zigbee2mqttBaseTopic
@@ -59,7 +66,8 @@ final class MQTTPlugin: PatchbayPlugin {
           device.lightInput, .light, kind: .state, description: "to \(device.setTopic(base: base))")
         inputs[input.index] = .zigbeeLight(setTopic: device.setTopic(base: base))
         let state = try context.addOutput(
-          device.stateOutput, .light, kind: .state, description: "from \(device.stateTopic(base: base))")
+          device.stateOutput, .light, kind: .state, description: "from \(device.stateTopic(base: base))",
+          mirroring: input)
         router.routes.append(.zigbeeLight(topic: device.stateTopic(base: base), state: state))
       case .remote:
         let action = try context.addOutput(

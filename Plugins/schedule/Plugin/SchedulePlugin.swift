@@ -39,7 +39,8 @@ final class SchedulePlugin: PatchbayPlugin, Sendable {
       ports[trigger.name] = try context.addOutput(
         trigger.name, .trigger, kind: .event, description: "fires at \(trigger.rule)")
       nextPorts[trigger.name] = try context.addOutput(
-        "next." + trigger.name, .text, kind: .state, description: "when \(trigger.name) fires next (ISO 8601)")
+        "next." + trigger.name, .text, kind: .state, description: "when \(trigger.name) fires next (ISO 8601)",
+        shownInStatus: .shown)
     }
     self.ports = ports
     self.nextPorts = nextPorts

@@ -129,6 +129,20 @@ package final class InstanceInbox: Sendable {
     }
   }
 
+  /// The device reported its own state for state input `port` (an output that mirrors it,
+  /// ABI 1.2): a restarted process then gets that, not the older command it would undo. Only an
+  /// input the hub has given a value follows; a light merges into the retained command.
+  package func follow(port: String, value: Value) {
+    line.withLock { line in
+      guard let retained = line.deliveredState[port] else { return }
+      if case .light(let old) = retained, case .light(let new) = value {
+        line.deliveredState[port] = .light(old.merged(with: new))
+      } else if retained.type == value.type {
+        line.deliveredState[port] = value
+      }
+    }
+  }
+
   /// A new process is on its way: until it opens the inbox (or fails), producers wait for room.
   package func expectOpening() { line.withLock { $0.opening = true } }
 

@@ -28,12 +28,12 @@ public struct InstanceStatus: Sendable, Codable {
   /// Publishes that waited in the plugin host for room (its buffer or socket full), and
   /// `wait_for_room` calls that waited: the host's back-pressure, apart from the hub's waits.
   public var publishWaits: Int
-  /// The plugin's own peer connection (its `connected` bool state output), while it runs:
-  /// "connected" or "disconnected"; nil for plugins without one.
+  /// The plugin's own peer connection (its `PB_PORT_PEER_STATUS` output), while it runs:
+  /// "connected", "disconnected" or the plugin's text ("taken over"); nil for plugins without one.
   public var peer: String?
-  /// When each `next.NAME` text state output says something fires next (a schedule), while
-  /// the instance runs.
-  public var nextTimes: [String: String]?
+  /// The values of the text outputs the plugin asked status to show (`PB_PORT_SHOWN_IN_STATUS`),
+  /// by port name, while the instance runs: when a schedule fires next.
+  public var shown: [String: String]?
   public var lastExit: String?
   public var failure: String?
   public var failedSince: Date?

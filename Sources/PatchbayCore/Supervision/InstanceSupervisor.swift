@@ -290,7 +290,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         logger.error("plugin host speaks wire protocol \(version), the hub \(WireProtocol.version)")
         process.signal(SIGKILL)
       }
-    case .created(let info, let ports):
+    case .created(let info, var ports):
+      for refusal in Self.dropUnfitAttributes(of: &ports) { logger.warning("\(refusal); attribute ignored") }
       let (hold, late) = state.change { state in
         // Created for the first time by a restart, after the hub (or a reload) stopped waiting.
         let late = !state.created && !state.holdStart
@@ -327,6 +328,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         return
       }
       delegate?.instance(self, published: value, on: port, hops: hops, batch: batch)
+      // The device's own state of an input (ABI 1.2): a restarted process gets it, not an older command.
+      if let mirrored = port.mirrors { inbox.follow(port: mirrored, value: value) }
     case .log(let level, let text):
       if restartLineAdmitted() { logger.log(level: Self.hubLogLevel(level), "\(text)") }
     case .heartbeat(let sequence):
@@ -498,6 +501,31 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     inbox.hold()
     logger.critical("failed: \(reason)")
+  }
+
+  /// The plugin host is not trusted: a status role or mirrored input that does not fit its port
+  /// (which the host refuses in add_port) is dropped here too, with what was wrong.
+  package static func dropUnfitAttributes(of ports: inout [PortDescriptor]) -> [String] {
+    var refusals: [String] = []
+    var peer: String?
+    for index in ports.indices {
+      let port = ports[index]
+      if let mirrors = port.mirrors,
+        !ports.contains(where: {
+          $0.name == mirrors && $0.direction == .input && $0.kind == .state && $0.type == port.type
+        }) || port.direction != .output
+      {
+        refusals.append("port '\(port.name)' cannot mirror '\(mirrors)'")
+        ports[index].mirrors = nil
+      }
+      if let role = port.statusRole, !role.fits(port) || (role == .peer && peer != nil) {
+        refusals.append("port '\(port.name)' cannot be shown in status as \(role)")
+        ports[index].statusRole = nil
+      } else if port.statusRole == .peer {
+        peer = port.name
+      }
+    }
+    return refusals
   }
 
   // MARK: Heartbeat (called by the hub's ticker)

@@ -41,7 +41,7 @@ static void publish_integer(fixture *self, int64_t number) {
 
 static pb_status declare(fixture *self, const char *name, pb_port_direction direction, pb_port_kind kind,
                          pb_value_type type, uint32_t *index) {
-  pb_port port = {sizeof(pb_port), direction, kind, type, name, NULL};
+  pb_port port = {.size = sizeof(pb_port), .direction = direction, .kind = kind, .type = type, .name = name};
   return self->api->add_port(self->host, &port, index);
 }
 

@@ -1,5 +1,5 @@
 /*
- * patchbay/plugin.h: the patchbay plugin ABI, version 1.1.
+ * patchbay/plugin.h: the patchbay plugin ABI, version 1.2.
  *
  * This header is the whole contract between the patchbay hub and a plugin. A plugin is a
  * shared library (C, Swift, Rust, ... anything that can export a C function) that exports
@@ -69,6 +69,29 @@
  *   pb_plugin_descriptor.flags with PB_PLUGIN_PUBLISH_BUSY. Rebuilding a 1.0 plugin against
  *   this header changes nothing it sees: it gets PB_ERR_BUSY only once it sets that flag.
  *
+ *   ABI 1.2 (append-only over 1.1): pb_port.flags and pb_port.mirrors (PB_PORT_MIRRORS_INPUT,
+ *   PB_PORT_PEER_STATUS, PB_PORT_SHOWN_IN_STATUS); pb_host_api.schedule_with_release;
+ *   PB_HOST_HAS(); pb_plugin_descriptor.abi_minor now means the lowest minor the plugin
+ *   needs (see there).
+ *
+ *   WHICH HUBS LOAD A PLUGIN: descriptor.abi_minor is the lowest ABI minor the plugin needs,
+ *   not necessarily the header's PB_ABI_MINOR. A plugin that sets 0 loads in every v1 hub;
+ *   anything newer it uses must then be checked at run time: a host function with
+ *   PB_HOST_HAS(api, name) before calling it. Fields a newer plugin sets that an older hub
+ *   does not know (pb_port.flags in a 1.1 hub, descriptor.flags in a 1.0 hub) are not read
+ *   there: the plugin runs without what they ask for (no mirroring, no PEER column, ...).
+ *   Set abi_minor to the minor that brought what the plugin cannot run without.
+ *
+ * DEVICE STATE THAT CHANGES ON THE DEVICE'S SIDE (ABI 1.2)
+ *   The hub keeps the last value it gave each state input, and a restarted instance receives
+ *   it first. When the device can change on its own (HomeKit writes, a Hue app, a wall
+ *   switch), that value goes stale, and a restart would set the device back to it, undoing
+ *   what the user did. Declare the output on which the plugin reports the device's own state
+ *   with PB_PORT_MIRRORS_INPUT and `mirrors` = the input it mirrors: each value published
+ *   there also becomes that input's retained value (a light value is merged into it, as a
+ *   partial command), without being routed back to the input. Routes from the output carry
+ *   the value as usual.
+ *
  * EVENT PUBLISHING UNDER BACK-PRESSURE (ABI 1.1)
  *   When a consumer of a plugin's events is full, the hub stops reading that plugin's
  *   socket.
@@ -95,7 +118,7 @@ extern "C" {
 #endif
 
 #define PB_ABI_MAJOR 1
-#define PB_ABI_MINOR 1
+#define PB_ABI_MINOR 2
 
 /* The one symbol a plugin library exports. */
 #define PB_ENTRY_SYMBOL "patchbay_plugin_describe"
@@ -219,6 +242,9 @@ typedef uint32_t pb_port_kind;
  * input that starts or restarts. */
 #define PB_PORT_STATE 2
 
+/* Fill it with designated initializers (`.size = sizeof(pb_port), .name = ...`): later minors
+ * append fields, which stay zero that way (a positional initializer draws
+ * -Wmissing-field-initializers). */
 typedef struct pb_port {
   uint32_t size; /* sizeof(pb_port) */
   pb_port_direction direction;
@@ -226,7 +252,32 @@ typedef struct pb_port {
   pb_value_type type;
   const char *name;        /* [a-z0-9_]+ (dots allowed), unique per direction, <= 64 bytes */
   const char *description; /* may be NULL */
+
+  /* ---- ABI 1.2 (a 1.0/1.1 pb_port ends above; the host reads these only within `size`) ---- */
+
+  uint32_t flags;   /* PB_PORT_* attribute bits below; 0: none (ABI 1.1 behaviour) */
+  uint32_t mirrors; /* with PB_PORT_MIRRORS_INPUT: the index of the input this output mirrors */
 } pb_port;
+
+/* ABI 1.2, for pb_port.flags. add_port refuses an attribute on a port it does not fit with
+ * PB_ERR_INVALID_ARGUMENT (and logs why). A hub older than 1.2 ignores them.
+ *
+ * An output that reports the device's own state of the input `mirrors`, declared before it
+ * with the same value type (see DEVICE STATE THAT CHANGES ON THE DEVICE'S SIDE). Each value
+ * published on the output becomes the input's retained value, the one a restarted instance
+ * receives first, if the hub has given the input a value; a light is merged into the
+ * retained light. The value is not delivered to the input. The output may be a state or an
+ * event port (a light command per HomeKit write). Publish there only what the device
+ * reports, not an echo of a command still on its way. */
+#define PB_PORT_MIRRORS_INPUT (1u << 0)
+/* A state output that says how the instance reaches its peer (a bridge, broker or server):
+ * `patchbay status` shows its value in the PEER column while the instance runs. A bool shows
+ * as "connected" or "disconnected", a text as it is ("taken over", "not answering"). At
+ * most one per instance; bool or text. */
+#define PB_PORT_PEER_STATUS (1u << 1)
+/* A text state output that `patchbay status` shows under the instance while it runs and the
+ * value is not empty, as "INSTANCE: PORT VALUE" (when a schedule fires next). */
+#define PB_PORT_SHOWN_IN_STATUS (1u << 2)
 
 /* ---------------------------------------------------------------------------------------
  * Host services, passed to create()
@@ -248,6 +299,16 @@ typedef struct pb_host pb_host;
 
 /* A timer callback, run in the [plugin context]. */
 typedef void (*pb_timer_fn)(void *user_data, uint64_t timer_id);
+
+/* ABI 1.2: releases a timer's user data; see schedule_with_release. */
+typedef void (*pb_release_fn)(void *user_data);
+
+/* ABI 1.2: whether the host table `api` has the function `field` (its size reaches past it
+ * and it is not NULL). Check it before calling anything newer than the minor the plugin
+ * declares it needs: PB_HOST_HAS(api, schedule_with_release). */
+#define PB_HOST_HAS(api, field)                                                                \
+  ((api) != NULL && (size_t)(api)->size >= offsetof(pb_host_api, field) + sizeof((api)->field) && \
+   (api)->field != NULL)
 
 typedef struct pb_host_api {
   uint32_t size; /* sizeof(pb_host_api) of the host; check before using a later field */
@@ -287,7 +348,8 @@ typedef struct pb_host_api {
                         uint64_t *timer_id_out);
 
   /* [any thread] Cancel a timer that has not fired yet. PB_ERR_NOT_FOUND if it already
-   * fired or never existed. */
+   * fired or never existed. The user data of a schedule()d timer stays the plugin's: with
+   * schedule_with_release (ABI 1.2) the host releases it. */
   pb_status (*cancel_timer)(pb_host *host, uint64_t timer_id);
 
   /* [any thread] The plugin cannot continue (lost a device for good, detected corruption).
@@ -317,6 +379,16 @@ typedef struct pb_host_api {
    * gone: publish() then says PB_ERR_UNAVAILABLE), PB_ERR_BUSY when the time ran out.
    * Another thread may take the room first: publish again and handle PB_ERR_BUSY again. */
   pb_status (*wait_for_room)(pb_host *host, uint64_t timeout_ns);
+
+  /* ---- ABI 1.2: check PB_HOST_HAS(api, schedule_with_release) ---- */
+
+  /* [any thread] Like schedule(), and the host calls `release(user_data)` (may be NULL)
+   * exactly once, in the [plugin context], when the timer is done with it: after `callback`
+   * returned, after cancel_timer() took it, or, for a timer still pending when stop()
+   * returns, before destroy(). The plugin frees the user data there, never before. If this
+   * call fails, nothing is scheduled and `release` is not called. */
+  pb_status (*schedule_with_release)(pb_host *host, uint64_t delay_ns, pb_timer_fn callback,
+                                     pb_release_fn release, void *user_data, uint64_t *timer_id_out);
 } pb_host_api;
 
 typedef struct pb_create_args {
@@ -346,7 +418,10 @@ typedef struct pb_create_args {
 typedef struct pb_plugin_descriptor {
   uint32_t size; /* sizeof(pb_plugin_descriptor) of the plugin's header */
   uint32_t abi_major; /* PB_ABI_MAJOR the plugin was built against */
-  uint32_t abi_minor; /* PB_ABI_MINOR the plugin was built against */
+  /* The lowest ABI minor the plugin needs: a hub whose minor is lower refuses it. Up to 1.1
+   * this was the header's PB_ABI_MINOR; since 1.2 it may be lower (0 loads in every v1 hub),
+   * provided the plugin checks what is newer before it uses it (see VERSIONING). */
+  uint32_t abi_minor;
   uint32_t reserved;
   const char *name;        /* plugin name, e.g. "flic"; non-empty                         */
   const char *version;     /* the plugin's own version, e.g. "1.2.0"; non-empty          */
