@@ -189,7 +189,7 @@ public final class ControlServer: Sendable {
     }
     switch request.command {
     case .status:
-      reply.finish(encode(ControlResponse(ok: true, status: hub.status())))
+      reply.finish(encode(ControlResponse(ok: true, status: ResidentMemory.added(to: hub.status()))))
     case .send:
       guard let text = request.address, let address = PortAddress(text), let value = request.value else {
         reply.finish(encode(ControlResponse(ok: false, message: "send needs an address INSTANCE.PORT and a value")))
