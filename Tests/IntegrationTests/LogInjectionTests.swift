@@ -74,7 +74,8 @@ import Testing
     #expect(line.contains("[liar] innocent\\n2099-01-01T00:00:00Z critical [hub] FORGED line"), "\(line)")
     #expect(line.contains("\\x1b[31mred\\x1b[0m\\rover\\x7fdel\\u{85}nel end"), "\(line)")
     // Not one raw control character in anything the hub wrote.
-    #expect(!hub.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x7F || $0.value == 0x85 || $0 == "\r" })
+    #expect(
+      !hub.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x7F || $0.value == 0x85 || $0 == "\r" })
     // The control socket's `log` (the dashboard's) has it escaped too.
     let log = try harness.request(["command": "log", "instance": "liar"])
     let messages = (log["log"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }

@@ -106,7 +106,8 @@ import Testing
         """,
       ], within: 300)
     #expect(loop.output.contains("logins 999"), "\(loop.output)")
-    #expect(try HTTPCall.get(harness.base + "/api/status", ["-b", first]).status == 200, "the session in use was signed out")
+    #expect(
+      try HTTPCall.get(harness.base + "/api/status", ["-b", first]).status == 200, "the session in use was signed out")
     #expect(try HTTPCall.get(harness.base + "/api/status", ["-b", second]).status == 401)
     try harness.web!.waitForLine(containing: "signed out the least recently used one", within: 30)
     try harness.stop()
@@ -125,11 +126,13 @@ import Testing
     let csrf = try HTTPCall.csrf(harness.base, ["-b", jar])
     // Without the CSRF header another site could sign the user out: refused.
     #expect(try HTTPCall.run(harness.base + "/logout", ["-X", "POST", "-b", jar]).status == 403)
-    let out = try HTTPCall.run(harness.base + "/logout", ["-X", "POST", "-b", jar, "-c", jar, "-H", "X-Patchbay-CSRF: \(csrf)"])
+    let out = try HTTPCall.run(
+      harness.base + "/logout", ["-X", "POST", "-b", jar, "-c", jar, "-H", "X-Patchbay-CSRF: \(csrf)"])
     #expect(out.status == 303)
     #expect(try HTTPCall.get(harness.base + "/api/status", ["-b", jar]).status == 401)
     // The page has the button.
-    #expect(try HTTPCall.get(harness.base + "/", ["-H", "Authorization: Bearer \(token)"]).body.contains(#"id="log-out""#))
+    #expect(
+      try HTTPCall.get(harness.base + "/", ["-H", "Authorization: Bearer \(token)"]).body.contains(#"id="log-out""#))
     try harness.stop()
   }
 

@@ -142,7 +142,9 @@ public final class ControlServer: Sendable {
       let line = #"{"message":"too many control connections: the hub is busy, try again","ok":false}"# + "\n"
       _ = line.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
       _ = close(client)
-      logger.warning("refused a control connection of uid \(user): every place is busy (at most \(admission.perUser) per user, \(admission.total) in all)")
+      logger.warning(
+        "refused a control connection of uid \(user): every place is busy (at most \(admission.perUser) per user, \(admission.total) in all)"
+      )
       return
     }
     let lifecycle = ControlConnection.Lifecycle(
