@@ -21,7 +21,7 @@ enum LoopbackPeer {
   static func user(remote: SocketAddress?, local: SocketAddress?) -> uid_t? {
     guard let remote, let local, let remoteKey = key(remote), let localKey = key(local) else { return nil }
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-      guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+      guard let text = wholeFile(table) else { continue }
       for line in text.split(separator: "\n").dropFirst() {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count > 7, fields[1] == remoteKey, fields[2] == localKey else { continue }
@@ -29,6 +29,23 @@ enum LoopbackPeer {
       }
     }
     return nil
+  }
+
+  /// A /proc file to its end. Foundation's `String(contentsOfFile:)` stops after the first
+  /// read of a file whose size is 0 (as /proc's are): about 4 KiB, some 30 sockets.
+  private static func wholeFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Whether `user` may use the control socket at `socketPath` itself.
