@@ -49,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
     // Whatever a plugin starts and its host cannot take down with it (the host was killed)
     // is reparented to the hub instead of init, so the supervisor can end it.
     _ = pc_become_subreaper()
+    DescriptorLimit.raiseToHard()
     let hub = Hub(config: config)
     let configFile = options.config
     let (started, startedContinuation) = AsyncStream<Void>.makeStream()

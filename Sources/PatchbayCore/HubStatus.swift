@@ -19,6 +19,9 @@ public struct HubStatus: Sendable, Codable {
   public var inactiveRoutes: [String]
   /// Scenes with how often each was activated since the hub started.
   public var scenes: [Scene] = []
+  /// The hub's resident memory (RSS), read by the hub itself (a client in another user or pid
+  /// namespace cannot see its /proc entry); nil from hubs before it, or when unreadable.
+  public var residentBytes: Int? = nil
 
   public struct Scene: Sendable, Codable {
     public var name: String

@@ -70,10 +70,15 @@ final class WebHarness: @unchecked Sendable {
     try eventually("control socket", within: 30) { FileManager.default.fileExists(atPath: socketPath) }
   }
 
-  /// Starts patchbay-web on 127.0.0.1, port 0, and reads the port it printed.
-  func startWeb(extra: [String] = []) throws {
-    let process = try ChildProcess(
-      BuildProducts.executable("patchbay-web"), ["--listen", "127.0.0.1:0", "--socket", socketPath] + extra)
+  /// Starts patchbay-web on 127.0.0.1, port 0, and reads the port it printed. `launcher` runs it
+  /// (`unshare ...`, `setpriv ...`: its program and arguments, patchbay-web's path follows).
+  func startWeb(extra: [String] = [], launcher: [String] = []) throws {
+    let arguments = ["--listen", "127.0.0.1:0", "--socket", socketPath] + extra
+    let program = BuildProducts.executable("patchbay-web")
+    let process =
+      try launcher.isEmpty
+      ? ChildProcess(program, arguments)
+      : ChildProcess(launcher[0], Array(launcher.dropFirst()) + [program] + arguments)
     web = process
     try process.waitForLine(containing: "patchbay-web listening on", within: 60)
     let line = process.lines.first { $0.contains("patchbay-web listening on") } ?? ""

@@ -20,6 +20,39 @@ import Testing
     ports = [{ name = "press", type = "button", kind = "event" }]
     """
 
+  /// Under the shipped units patchbay-web cannot see the hub's /proc entry (each unit has a user
+  /// namespace of its own). Here it runs in a pid namespace with a /proc of its own, where the
+  /// hub's pid does not exist: the memory figures still come, from the hub's `status`.
+  @Test(.enabled(if: getuid() == 0, "unshare --pid needs root"))
+  func theMemoryFiguresComeFromTheHubNotFromProc() throws {
+    let harness = try WebHarness()
+    try harness.startHub()
+    try harness.startWeb(launcher: ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child"])
+    try eventually("the probe runs", within: 60) {
+      try HTTPCall.get(harness.base + "/metrics").body.contains(#"patchbay_instance_up{instance="probe""#)
+    }
+    let metrics = try HTTPCall.get(harness.base + "/metrics").body
+    let lines = metrics.split(separator: "\n")
+    let hub = lines.first { $0.hasPrefix("patchbay_hub_resident_memory_bytes ") }
+    let probe = lines.first { $0.hasPrefix(#"patchbay_instance_resident_memory_bytes{instance="probe""#) }
+    #expect(hub != nil && probe != nil, "\(metrics)")
+    // Plausible figures: more than a megabyte each.
+    for line in [hub, probe].compactMap({ $0 }) {
+      #expect((Double(line.split(separator: " ").last ?? "") ?? 0) > 1_000_000, "\(line)")
+    }
+    // The same figures are in `patchbay status --json`.
+    let status = try runProgram(
+      BuildProducts.executable("patchbay"), ["status", "--json", "--config", harness.configPath])
+    let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+    #expect((json?["residentBytes"] as? Int ?? 0) > 1_000_000, "\(status.output.prefix(400))")
+    let instances = json?["instances"] as? [[String: Any]] ?? []
+    #expect(instances.allSatisfy { ($0["residentBytes"] as? Int ?? 0) > 1_000_000 }, "\(status.output.prefix(800))")
+    // unshare passes no SIGTERM on; its --kill-child ends patchbay-web with it.
+    harness.web?.signal(SIGKILL)
+    harness.web = nil
+    try harness.stop()
+  }
+
   @Test func theParsedMetricsMatchPatchbayStatus() throws {
     let harness = try WebHarness()
     try harness.startHub(extra: Self.sleeper)

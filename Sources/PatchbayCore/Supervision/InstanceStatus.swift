@@ -38,4 +38,6 @@ public struct InstanceStatus: Sendable, Codable {
   public var failure: String?
   public var failedSince: Date?
   public var ports: [PortDescriptor]
+  /// The plugin-host process's resident memory (RSS), read by the hub; nil when it does not run.
+  public var residentBytes: Int? = nil
 }

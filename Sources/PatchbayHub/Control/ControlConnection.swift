@@ -8,7 +8,8 @@ import Synchronization
 /// One client of the control socket, driven by Dispatch sources on the server's serial queue:
 /// no thread of its own. It reads the request line, hands it to `serve` (on the server's work
 /// queue: a reload may wait on plugins), and writes what `serve` answers as the socket takes
-/// it. It ends when the answer is written, or, for `watch`, when the client goes away.
+/// it. It ends when the answer is written, or, for `watch`, when the client goes away, or when
+/// no whole request line came within the idle time (`ControlAdmission`).
 final class ControlConnection: Sendable {
   /// What a request's handler can do with its connection.
   struct Reply: Sendable {
@@ -45,19 +46,33 @@ final class ControlConnection: Sendable {
   private let sources: Mutex<Sources>
   private let state = Mutex(State())
   private let serve: @Sendable (String, Reply) -> Void
+  private let idleSeconds: Int
+  private let lifecycle: Lifecycle
 
-  /// Takes a non-blocking, close-on-exec client socket; `serve` answers its request line.
+  /// What the server is told: the request line came (the connection is no longer idle), and the
+  /// connection ended (its place is free). Each at most once, on the server's queue.
+  struct Lifecycle: Sendable {
+    var requested: @Sendable () -> Void
+    var ended: @Sendable () -> Void
+  }
+
+  /// Takes a non-blocking, close-on-exec client socket; `serve` answers its request line, which
+  /// must come within `idleSeconds`.
   init(
-    descriptor: Int32, queue: DispatchQueue, work: DispatchQueue, serve: @escaping @Sendable (String, Reply) -> Void
+    descriptor: Int32, queue: DispatchQueue, work: DispatchQueue, idleSeconds: Int, lifecycle: Lifecycle,
+    serve: @escaping @Sendable (String, Reply) -> Void
   ) {
     self.descriptor = descriptor
     self.queue = queue
     self.work = work
     self.serve = serve
+    self.idleSeconds = idleSeconds
+    self.lifecycle = lifecycle
     sources = Mutex(
       Sources(
         reader: DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue),
-        writer: DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)))
+        writer: DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue),
+        idle: DispatchSource.makeTimerSource(queue: queue)))
   }
 
   /// The connection's two Dispatch sources (not `Sendable` themselves: kept behind the mutex),
@@ -65,6 +80,8 @@ final class ControlConnection: Sendable {
   private struct Sources {
     let reader: any DispatchSourceRead
     let writer: any DispatchSourceWrite
+    /// Fires when the request line has not come in time.
+    let idle: any DispatchSourceTimer
     var writing = false
   }
 
@@ -79,6 +96,9 @@ final class ControlConnection: Sendable {
       sources.reader.setCancelHandler { group.leave() }
       sources.writer.setCancelHandler { group.leave() }
       group.notify(queue: queue) { [descriptor] in _ = close(descriptor) }
+      sources.idle.setEventHandler { [self] in idleTimeReached() }
+      sources.idle.schedule(deadline: .now() + .seconds(idleSeconds))
+      sources.idle.activate()
       sources.reader.activate()
     }
   }
@@ -122,9 +142,19 @@ final class ControlConnection: Sendable {
       return nil
     }
     guard let request else { return }
+    sources.withLock { $0.idle.cancel() }
+    lifecycle.requested()
     let reply = Reply(connection: self)
     work.async { [serve] in serve(request, reply) }
   }
+
+  /// No whole request line in time: the connection ends, its descriptor is the hub's again.
+  private func idleTimeReached() {
+    if !state.withLock({ $0.requestTaken }) { end() }
+  }
+
+  /// On the server's queue: ends the connection now (its place is wanted by a new one).
+  func drop() { end() }
 
   /// Writes what waits, then the feed's lines, as far as the socket takes them.
   private func flush() {
@@ -192,7 +222,9 @@ final class ControlConnection: Sendable {
     guard first else { return }
     feed?.close()
     ended?()
+    lifecycle.ended()
     sources.withLock { sources in
+      sources.idle.cancel()
       sources.reader.cancel()
       sources.writer.cancel()
       if !sources.writing { sources.writer.resume() }

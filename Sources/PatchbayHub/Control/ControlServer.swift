@@ -12,6 +12,7 @@ import Synchronization
 /// one JSON request line per connection. The CLI's status, send, watch, reload and restart
 /// commands talk to it. Connections are driven by Dispatch sources on one serial queue (no
 /// thread per connection); requests run on a work queue, since a reload may wait on plugins.
+/// How many connections it holds, and for how long an idle one, is `ControlAdmission`'s.
 public final class ControlServer: Sendable {
   let path: String
   let hub: Hub
@@ -20,11 +21,27 @@ public final class ControlServer: Sendable {
   private let queue = DispatchQueue(label: "patchbay.control")
   private let work = DispatchQueue(label: "patchbay.control.requests", attributes: .concurrent)
   private let listener = Mutex<(any DispatchSourceRead)?>(nil)
+  let admission: ControlAdmission
 
+  /// The connections open now, oldest first; changed on the server's queue only.
+  private struct Connections {
+    var open: [ControlAdmission.Open] = []
+    var bySerial: [UInt64: ControlConnection] = [:]
+    var nextSerial: UInt64 = 0
+    /// A descriptor held back for the moment the hub has none left: closed to accept (and at
+    /// once close) a connection that would otherwise stay in the backlog and wake the listener
+    /// again and again, then opened again.
+    var spare: Int32 = -1
+    var exhaustionLogged = false
+  }
+  private let connections = Mutex(Connections())
+
+  /// The connection limits follow the process's descriptor limit at this point.
   public init(path: String, hub: Hub, reload: @escaping @Sendable () -> Result<ReloadSummary, ConfigErrors>) {
     self.path = path
     self.hub = hub
     self.reload = reload
+    admission = .current()
   }
 
   public func start() throws(ControlError) {
@@ -49,6 +66,7 @@ public final class ControlServer: Sendable {
       throw ControlError("cannot listen on \(path): \(reason)")
     }
     chmod(path, 0o660)
+    connections.withLock { $0.spare = open("/dev/null", O_RDONLY | O_CLOEXEC) }
     listener.withLock { listener in
       let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
       source.setEventHandler { [self] in acceptWaiting(on: descriptor) }
@@ -56,7 +74,9 @@ public final class ControlServer: Sendable {
       source.activate()
       listener = source
     }
-    logger.info("control socket at \(path)")
+    logger.info(
+      "control socket at \(path) (at most \(admission.total) connections, \(admission.perUser) per user; idle ones close after \(admission.idleSeconds) s)"
+    )
   }
 
   public func stop() {
@@ -75,15 +95,95 @@ public final class ControlServer: Sendable {
       let client = accept(listener, nil, nil)
       if client < 0 {
         if errno == EINTR || errno == ECONNABORTED { continue }
+        if errno == EMFILE || errno == ENFILE { refuseWithoutDescriptors(on: listener) }
         return
       }
       // Not inherited by plugin processes spawned later; never blocking the queue.
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
       _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-      ControlConnection(descriptor: client, queue: queue, work: work) { [self] line, reply in
-        serve(line, reply)
-      }.start()
+      connections.withLock { $0.exhaustionLogged = false }
+      admit(client)
     }
+  }
+
+  /// The process is out of descriptors: the waiting connection is taken with the spare one and
+  /// closed, so it is refused instead of waking the listener in a busy loop.
+  private func refuseWithoutDescriptors(on listener: Int32) {
+    let logNow = connections.withLock { state in
+      if state.spare >= 0 { _ = close(state.spare) }
+      let client = accept(listener, nil, nil)
+      if client >= 0 { _ = close(client) }
+      state.spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+      defer { state.exhaustionLogged = true }
+      return !state.exhaustionLogged
+    }
+    if logNow {
+      logger.error("the hub has no file descriptor left: control connections are refused until some close")
+    }
+  }
+
+  /// Admits a new client by the limits, closing the oldest idle connection when it takes its
+  /// place, or refusing it when every place is busy.
+  private func admit(_ client: Int32) {
+    let user = Self.peerUser(client)
+    let (serial, decision, dropped) = connections.withLock {
+      state -> (UInt64, ControlAdmission.Decision, [ControlConnection]) in
+      let decision = admission.decide(user: user, open: state.open)
+      var dropped: [ControlConnection] = []
+      if case .admitClosing(let serials) = decision {
+        for serial in serials {
+          state.open.removeAll { $0.serial == serial }
+          if let connection = state.bySerial.removeValue(forKey: serial) { dropped.append(connection) }
+        }
+      }
+      state.nextSerial += 1
+      return (state.nextSerial, decision, dropped)
+    }
+    dropped.forEach { $0.drop() }
+    if decision == .refuse {
+      let line = #"{"message":"too many control connections: the hub is busy, try again","ok":false}"# + "\n"
+      _ = line.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+      _ = close(client)
+      logger.warning(
+        "refused a control connection of uid \(user): every place is busy (at most \(admission.perUser) per user, \(admission.total) in all)"
+      )
+      return
+    }
+    let lifecycle = ControlConnection.Lifecycle(
+      requested: { [self] in
+        connections.withLock { state in
+          if let index = state.open.firstIndex(where: { $0.serial == serial }) {
+            state.open[index].waitingForRequest = false
+          }
+        }
+      },
+      ended: { [self] in
+        connections.withLock { state in
+          state.open.removeAll { $0.serial == serial }
+          state.bySerial.removeValue(forKey: serial)
+        }
+      })
+    let connection = ControlConnection(
+      descriptor: client, queue: queue, work: work, idleSeconds: admission.idleSeconds, lifecycle: lifecycle
+    ) { [self] line, reply in
+      serve(line, reply)
+    }
+    connections.withLock { state in
+      state.open.append(.init(serial: serial, user: user, waitingForRequest: true))
+      state.bySerial[serial] = connection
+    }
+    connection.start()
+  }
+
+  /// The connecting process's user (SO_PEERCRED); an unreadable one counts as a user of its own.
+  static func peerUser(_ descriptor: Int32) -> uid_t {
+    // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Swift's Glibc does not import it).
+    var credentials = [UInt32](repeating: 0, count: 3)
+    var length = socklen_t(12)
+    let read = credentials.withUnsafeMutableBytes {
+      getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length)
+    }
+    return read == 0 && length == 12 ? uid_t(credentials[1]) : uid_t.max
   }
 
   private func serve(_ line: String, _ reply: ControlConnection.Reply) {
@@ -93,7 +193,7 @@ public final class ControlServer: Sendable {
     }
     switch request.command {
     case .status:
-      reply.finish(encode(ControlResponse(ok: true, status: hub.status())))
+      reply.finish(encode(ControlResponse(ok: true, status: ResidentMemory.added(to: hub.status()))))
     case .send:
       guard let text = request.address, let address = PortAddress(text), let value = request.value else {
         reply.finish(encode(ControlResponse(ok: false, message: "send needs an address INSTANCE.PORT and a value")))

@@ -9,7 +9,8 @@ import Synchronization
 
 /// One line per message on standard error, naming the instance (the logger's label):
 /// `2026-11-22T20:41:07Z warning [bedside] restarting in 0.52 s`. Under systemd the journal
-/// stores it with the unit.
+/// stores it with the unit. Every part that may come from a plugin or a peer (the message, the
+/// metadata, the label) is escaped here, in one place: one message is always one line.
 public struct HubLogHandler: LogHandler {
   public var logLevel: Logger.Level = .info
   public var metadata: Logger.Metadata = [:]
@@ -36,17 +37,17 @@ public struct HubLogHandler: LogHandler {
 
   public func log(event: LogEvent) {
     let time = Self.timestamp()
-    var line = "\(time) \(event.level) [\(label)] \(event.message)"
+    let label = LogText.escaped(label)
+    var message = LogText.escaped("\(event.message)")
     let merged = metadata.merging(event.metadata ?? [:]) { $1 }
     if !merged.isEmpty {
-      line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+      message +=
+        " "
+        + merged.sorted { $0.key < $1.key }.map { LogText.escaped("\($0.key)=\($0.value)") }.joined(separator: " ")
     }
     // Kept for the control socket's `log` (the web dashboard), without the timestamp and label.
-    RecentLog.shared.append(
-      LogRecord(
-        time: time, level: event.level.rawValue, label: label,
-        message: String(line.dropFirst(time.count + " \(event.level) [\(label)] ".count))))
-    line += "\n"
+    RecentLog.shared.append(LogRecord(time: time, level: event.level.rawValue, label: label, message: message))
+    let line = "\(time) \(event.level) [\(label)] \(message)\n"
     Self.writing.withLock { _ in _ = line.withCString { write(2, $0, strlen($0)) } }
   }
 

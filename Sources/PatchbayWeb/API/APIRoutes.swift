@@ -11,7 +11,7 @@ struct APIRoutes: Sendable {
   /// How long one event stream lasts before the browser is made to reconnect.
   let streamLifetime: Duration
 
-  func register(on router: Router<BasicRequestContext>) {
+  func register(on router: Router<WebRequestContext>) {
     let api = router.group("api")
     api.get("session") { request, _ in session(request) }
     api.get("status") { _, _ in await status() }

@@ -71,8 +71,8 @@ struct WebCommand: AsyncParsableCommand {
     let hub = HubClient(socket: socket)
     let live = LiveValues(hub: hub)
     live.start()
-    let access = AccessPolicy(token: token, listenHost: address.host)
-    let router = Router()
+    let access = AccessPolicy(token: token, listenHost: address.host, controlSocket: socket, logger: logger)
+    let router = Router(context: WebRequestContext.self)
     router.add(middleware: AccessMiddleware(policy: access))
     PageRoutes(policy: access, files: files).register(on: router)
     APIRoutes(hub: hub, live: live, policy: access, streamLifetime: .seconds(max(1, streamSeconds)))
@@ -89,6 +89,11 @@ struct WebCommand: AsyncParsableCommand {
     MetricsRoutes(hub: hub).register(on: router)
     let app = Application(
       router: router,
+      // Half-open requests (slowloris) are closed: the head must come within the idle time, the
+      // rest of the request within RequestDeadlines.body.
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [RequestDeadlines()], idleTimeout: RequestDeadlines.header)),
       configuration: .init(
         address: .hostname(address.host, port: address.port), serverName: "patchbay-web",
         // Bounded: a flood of connections waits in the kernel's backlog, not in memory here.

@@ -7,12 +7,13 @@ import Prometheus
 /// as swift-metrics' `MetricsSystem` keeps, would report it forever), and a counter the hub reset
 /// (a restart) shows its new value rather than a sum.
 enum MetricsExposition {
-  static func render(_ status: HubStatus?, memory: (Int32) -> Int? = ProcessMemory.residentBytes) -> String {
+  static func render(_ status: HubStatus?) -> String {
     let registry = PrometheusCollectorRegistry()
     gauge(registry, "hub", "up", "1 when patchbay-web reaches the hub's control socket.").set(to: status == nil ? 0 : 1)
     guard let status else { return registry.emitToString() }
     gauge(registry, "hub", "uptime", unit: "seconds", "Seconds since the hub started.").set(to: status.uptimeSeconds)
-    if let bytes = memory(status.pid) {
+    // The hub reads the memory figures itself (this process may not see its /proc entries).
+    if let bytes = status.residentBytes {
       gauge(registry, "hub", "resident_memory", unit: "bytes", "Resident memory of the hub process.")
         .set(to: Double(bytes))
     }
@@ -36,7 +37,7 @@ enum MetricsExposition {
       count("refusals", "Plugin calls its host refused.", instance.refusals)
       count("publish_busy", "Event publishes its plugin host answered PB_ERR_BUSY.", instance.publishBusy)
       count("publish_waits", "Publishes that waited in the plugin host for room.", instance.publishWaits)
-      if let pid = instance.pid, let bytes = memory(pid) {
+      if let bytes = instance.residentBytes {
         level("resident_memory", unit: "bytes", "Resident memory of the instance's plugin-host process.", bytes)
       }
     }

@@ -6,7 +6,7 @@ import PatchbayHub
 struct MetricsRoutes: Sendable {
   let hub: HubClient
 
-  func register(on router: Router<BasicRequestContext>) {
+  func register(on router: Router<WebRequestContext>) {
     router.get("metrics") { _, _ in
       let status = try? await hub.request(ControlRequest(command: .status)).status
       return APIResponse.text(

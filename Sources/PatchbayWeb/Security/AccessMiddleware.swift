@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Applies `AccessPolicy` to every request before it reaches a route.
 struct AccessMiddleware: RouterMiddleware {
-  typealias Context = BasicRequestContext
+  typealias Context = WebRequestContext
   let policy: AccessPolicy
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -15,6 +15,17 @@ struct AccessMiddleware: RouterMiddleware {
       // Without a token only loopback names are served: a page on another site that rebinds its
       // own DNS name to 127.0.0.1 gets nothing.
       return APIResponse.error(.misdirectedRequest, "patchbay-web without a token answers loopback names only")
+    }
+    if !policy.requiresLogin {
+      // Loopback is every local user: only one who could use the hub's socket itself goes on.
+      let user = LoopbackPeer.user(remote: context.remoteAddress, local: context.localAddress)
+      guard let user, LoopbackPeer.mayUseControlSocket(user, socketPath: policy.controlSocket) else {
+        return APIResponse.error(
+          .forbidden,
+          "patchbay-web without a token serves only users who may use the hub's control socket "
+            + "(root, its group); this connection is from uid \(user.map { String($0) } ?? "unknown"). "
+            + "Join the socket's group, or run patchbay-web with --token-file and log in")
+      }
     }
     if path == "/login" || path == "/style.css" { return try await next(request, context) }
     let bearer = policy.bearerMatches(request.headers[.authorization])

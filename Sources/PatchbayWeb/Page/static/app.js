@@ -70,6 +70,7 @@ async function refreshAll() {
   try {
     const session = await api("/api/session");
     state.csrf = session.csrf; state.csrfHeader = session.csrfHeader;
+    $("log-out").hidden = !session.loginRequired;
     const [status, ports, routes, scenes] = await Promise.all(
       [api("/api/status"), api("/api/ports"), api("/api/routes"), api("/api/scenes")]);
     state.retryDelay = 1000;
@@ -333,3 +334,13 @@ document.addEventListener("DOMContentLoaded", () => {
   refreshAll();
   follow();
 });
+
+// Ends this browser's session (POST /logout with the CSRF header), then shows the login form.
+async function logOut() {
+  try {
+    await fetch("/logout", { method: "POST", credentials: "same-origin", headers: { [state.csrfHeader]: state.csrf } });
+  } finally {
+    location.href = "/login";
+  }
+}
+document.addEventListener("DOMContentLoaded", () => $("log-out").addEventListener("click", logOut));
