@@ -38,4 +38,9 @@ public struct InstanceStatus: Sendable, Codable {
   public var failure: String?
   public var failedSince: Date?
   public var ports: [PortDescriptor]
+  /// Control connections from this instance's processes, refused (absent when none).
+  public var controlRefusals: Int? = nil
+  /// What contains the running instance beyond its process: its cgroup and limits, or why
+  /// there are only the per-process rlimits.
+  public var containment: String? = nil
 }

@@ -20,6 +20,7 @@ public final class ControlServer: Sendable {
   private let queue = DispatchQueue(label: "patchbay.control")
   private let work = DispatchQueue(label: "patchbay.control.requests", attributes: .concurrent)
   private let listener = Mutex<(any DispatchSourceRead)?>(nil)
+  private let lastUnnamedRefusalLog = Mutex<Date?>(nil)
 
   public init(path: String, hub: Hub, reload: @escaping @Sendable () -> Result<ReloadSummary, ConfigErrors>) {
     self.path = path
@@ -77,6 +78,10 @@ public final class ControlServer: Sendable {
         if errno == EINTR || errno == ECONNABORTED { continue }
         return
       }
+      if refuses(client) {
+        close(client)
+        continue
+      }
       // Not inherited by plugin processes spawned later; never blocking the queue.
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
       _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
@@ -84,6 +89,37 @@ public final class ControlServer: Sendable {
         serve(line, reply)
       }.start()
     }
+  }
+
+  /// Whether `client` comes from a plugin (the hub's descendants): the control socket is not
+  /// theirs, whatever group they run in.
+  private func refuses(_ client: Int32) -> Bool {
+    switch ControlPeer.of(socket: client) {
+    case .outsider:
+      return false
+    case .descendant(let chain):
+      let host = chain.last ?? 0
+      if !hub.noteControlRefusal(hostPID: host, peer: chain[0]) {
+        logRarely(
+          "refused a control connection from process \(chain[0]), a descendant of the hub"
+            + (ControlPeer.instanceMarker(of: chain[0]).map { " (instance '\($0)', by its environment)" } ?? ""))
+      }
+      return true
+    case .vanished(let pid):
+      logRarely("refused a control connection from process \(pid), which was gone before it could be checked")
+      return true
+    }
+  }
+
+  /// Refusals no instance can be named for: logged at most once a minute.
+  private func logRarely(_ message: String) {
+    let now = Date()
+    let due = lastUnnamedRefusalLog.withLock { last in
+      guard last.map({ now.timeIntervalSince($0) >= 60 }) ?? true else { return false }
+      last = now
+      return true
+    }
+    if due { logger.warning("\(message)") }
   }
 
   private func serve(_ line: String, _ reply: ControlConnection.Reply) {
