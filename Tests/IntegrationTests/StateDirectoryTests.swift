@@ -42,7 +42,7 @@ import Testing
     #expect(Self.mode(instances + "/fresh") == 0o700)
     let linked = try #require(try harness.instanceStatus("linked"))
     #expect(linked["phase"] as? String == "failed")
-    #expect((linked["failure"] as? String)?.contains("is a symbolic link; refused") == true)
+    #expect((linked["failure"] as? String)?.contains("is a symbolic link; refused") == true, "\(linked)")
     _ = try harness.process!.waitForLine(containing: "[linked] failed: the state directory", within: 30)
     // The link was not followed: its target got nothing, not even its mode changed.
     #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)

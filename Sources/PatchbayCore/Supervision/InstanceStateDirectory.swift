@@ -28,7 +28,10 @@ package enum InstanceStateDirectory {
     // O_NOFOLLOW: a symbolic link is refused, not followed (lstat, then open, would race).
     let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard descriptor >= 0 else {
-      switch errno {
+      var link = stat()
+      // With O_DIRECTORY a link reads as ENOTDIR, without it as ELOOP: lstat tells which.
+      let isLink = errno == ELOOP || (lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK)
+      switch isLink ? ELOOP : errno {
       case ELOOP:
         return "the state directory '\(path)' is a symbolic link; refused (it would hold this instance's"
           + " secrets somewhere else): replace it with a directory"
