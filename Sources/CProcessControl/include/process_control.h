@@ -6,12 +6,25 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 /* Deliver `signal` to this process when its parent dies (PR_SET_PDEATHSIG). Linux ties this to
  * the parent *thread* that spawned us: the hub spawns from one long-lived thread for that reason. */
 static inline int pc_set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0); }
+
+/* struct ucred, which needs _GNU_SOURCE: who connected to a Unix socket (SO_PEERCRED, as at
+ * connect time). */
+typedef struct pc_peer {
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+} pc_peer;
+static inline int pc_peer_credentials(int socket, pc_peer *peer) {
+  socklen_t length = sizeof *peer;
+  return getsockopt(socket, SOL_SOCKET, SO_PEERCRED, peer, &length);
+}
 
 /* Orphaned descendants are reparented to this process instead of init (PR_SET_CHILD_SUBREAPER). */
 static inline int pc_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }

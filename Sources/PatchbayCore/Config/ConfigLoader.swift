@@ -8,6 +8,7 @@ public struct ConfigLoader: Sendable {
   public static let hubInstanceKeys = [
     "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
     "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
+    "memory_max_mb", "pids_max", "cpu_weight",
     "queue_size",
   ]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
@@ -264,6 +265,10 @@ public struct ConfigLoader: Sendable {
         number(key, value, min: 100, max: 3_600_000).map { supervision.hangTimeout = $0 / 1000 }
       case "stop_timeout_ms": number(key, value, min: 0, max: 600_000).map { supervision.stopTimeout = $0 / 1000 }
       case "memory_limit_mb": number(key, value, min: 0, max: 1_048_576).map { supervision.memoryLimitMB = Int($0) }
+      case "memory_max_mb": number(key, value, min: 16, max: 1_048_576).map { supervision.memoryMaxMB = Int($0) }
+      case "pids_max": number(key, value, min: 16, max: 4_194_304).map { supervision.pidsMax = Int($0) }
+      // cgroup v2's range; 100 is every process's share by default.
+      case "cpu_weight": number(key, value, min: 1, max: 10_000).map { supervision.cpuWeight = Int($0) }
       case "open_files": number(key, value, min: 0, max: 1_048_576).map { supervision.openFiles = Int($0) }
       case "queue_size": number(key, value, min: 1, max: 1_000_000).map { supervision.queueSize = Int($0) }
       default:

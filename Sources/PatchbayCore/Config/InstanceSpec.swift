@@ -17,6 +17,11 @@ public struct SupervisionSettings: Sendable, Equatable, Codable {
   public var stopTimeout: Double = 5
   public var memoryLimitMB: Int = 512
   public var openFiles: Int = 256
+  /// The instance's cgroup limits (under systemd): everything it starts counts, together.
+  /// Defaults a normal plugin never meets; they stop a runaway, not a plugin.
+  public var memoryMaxMB: Int = 1024
+  public var pidsMax: Int = 1024
+  public var cpuWeight: Int = 100
   /// Bound of each event input queue.
   public var queueSize: Int = 1024
 

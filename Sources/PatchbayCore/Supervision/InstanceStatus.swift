@@ -40,4 +40,9 @@ public struct InstanceStatus: Sendable, Codable {
   public var ports: [PortDescriptor]
   /// The plugin-host process's resident memory (RSS), read by the hub; nil when it does not run.
   public var residentBytes: Int? = nil
+  /// Control connections from this instance's processes, refused (absent when none).
+  public var controlRefusals: Int? = nil
+  /// What contains the running instance beyond its process: its cgroup and limits, or why
+  /// there are only the per-process rlimits.
+  public var containment: String? = nil
 }

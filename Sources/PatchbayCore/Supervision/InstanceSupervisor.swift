@@ -77,6 +77,9 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     /// to the next process if this one dies, so an input in a dead process's socket is not lost.
     var inFlight: Deque<InFlightInput> = []
     var sentToProcess: UInt64 = 0
+    /// Control connections from this instance's processes, all refused (not the plugin's).
+    var controlRefusals = 0
+    var controlRefusalLoggedAt: Double?
     /// Refusals of the processes before this one (the count in `status` spans restarts).
     var refusalsBefore = 0
     /// The host's back-pressure on this process's publishes (BUSY answers, waits for room), as
@@ -131,6 +134,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       markFailed("plugin '\(spec.plugin)' is not installed (no library on the plugin path)")
       return
     }
+    if let problem = InstanceStateDirectory.prepare(instanceStateDirectory) {
+      markFailed(problem)
+      return
+    }
     let arguments = [
       "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
     ]
@@ -149,7 +156,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     guard !refused else { return }
     inbox.expectOpening()
     do {
-      let process = try launcher(locator.hostExecutable, spec.name, arguments, self)
+      let process = try launcher(locator.hostExecutable, spec.name, arguments, spec.supervision, self)
       let now = clock.now
       state.change { state in
         state.process = process
@@ -158,7 +165,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       }
       // A fresh socket has room for both; never a blocking send on the control path.
       sendControl(.hello(protocolVersion: WireProtocol.version), to: process)
-      try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
       sendControl(
         .load(
           LoadRequest(
@@ -735,8 +741,25 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits,
         publishBusy: state.publishBusyBefore + state.publishBusy,
         publishWaits: state.publishWaitsBefore + state.publishWaits, peer: nil,
-        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports)
+        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports,
+        controlRefusals: state.controlRefusals == 0 ? nil : state.controlRefusals,
+        containment: state.process?.containment)
     }
+  }
+
+  /// The control server refused a connection from `peer`, this instance's process or one it
+  /// started. Logged at most once a minute (a plugin may try in a loop), counted always.
+  package func noteControlRefusal(peer: Int32) {
+    let now = clock.now
+    let count: Int? = state.withLock { state in
+      state.controlRefusals += 1
+      if let logged = state.controlRefusalLoggedAt, now - logged < 60 { return nil }
+      state.controlRefusalLoggedAt = now
+      return state.controlRefusals
+    }
+    guard let count else { return }
+    let message = "refused a control connection from process \(peer) of this instance: the control socket"
+    logger.warning("\(message) is not a plugin's (\(count) refused so far)")
   }
 
   package static func pluginLogLevel(_ level: String) -> UInt8 {

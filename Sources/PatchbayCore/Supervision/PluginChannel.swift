@@ -24,9 +24,13 @@ package protocol PluginChannel: AnyObject, Sendable {
   var inputLedger: (taken: UInt64, finished: UInt64)? { get }
   /// How many processes the plugin left behind were killed after it ended.
   var escapedDescendantsKilled: Int { get }
+  /// What contains it beyond its own process (its cgroup and limits, or why only rlimits).
+  var containment: String? { get }
 }
 
 extension PluginChannel {
+  package var containment: String? { nil }
+
   package func trySend(_ messages: [HubMessage]) -> Int? {
     for (count, message) in messages.enumerated() {
       switch trySend(message) {
@@ -63,5 +67,7 @@ extension PluginChannelDelegate {
 /// Starts one plugin instance's channel: the plugin host's path, the instance name, the host's
 /// arguments, and who hears from it.
 package typealias PluginLauncher =
-  @Sendable (_ host: String, _ instance: String, _ arguments: [String], _ delegate: any PluginChannelDelegate) throws ->
-  any PluginChannel
+  @Sendable (
+    _ host: String, _ instance: String, _ arguments: [String], _ supervision: SupervisionSettings,
+    _ delegate: any PluginChannelDelegate
+  ) throws -> any PluginChannel

@@ -82,8 +82,10 @@ public struct ConfigChecker: Sendable {
     DispatchQueue.concurrentPerform(iterations: work.count) { index in
       let (spec, library) = work[index]
       let directory = probeDirectory.appendingPathComponent(spec.name).path
-      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let outcome = PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory)
+      // The probe's directory is in /tmp: private and never through a link, like the real one.
+      let outcome =
+        InstanceStateDirectory.prepare(directory).map { PortProbe.Outcome.failed($0) }
+        ?? PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory)
       outcomes.withLock { $0[spec.name] = outcome }
     }
     var catalog: PortCatalog = [:]

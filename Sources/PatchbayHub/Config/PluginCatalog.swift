@@ -37,7 +37,10 @@ public struct PluginCatalog: Sendable {
         continue
       }
       let directory = FileManager.default.temporaryDirectory.appendingPathComponent("patchbay-ports-\(spec.name)").path
-      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      if let problem = InstanceStateDirectory.prepare(directory, parentToo: false) {
+        lines.append("\(spec.name): \(problem)")
+        continue
+      }
       switch PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory) {
       case .created(_, let ports):
         lines.append("\(spec.name) (\(spec.plugin)):")

@@ -22,6 +22,7 @@ public final class ControlServer: Sendable {
   private let work = DispatchQueue(label: "patchbay.control.requests", attributes: .concurrent)
   private let listener = Mutex<(any DispatchSourceRead)?>(nil)
   let admission: ControlAdmission
+  private let lastUnnamedRefusalLog = Mutex<Date?>(nil)
 
   /// The connections open now, oldest first; changed on the server's queue only.
   private struct Connections {
@@ -97,6 +98,10 @@ public final class ControlServer: Sendable {
         if errno == EINTR || errno == ECONNABORTED { continue }
         if errno == EMFILE || errno == ENFILE { refuseWithoutDescriptors(on: listener) }
         return
+      }
+      if refuses(client) {
+        close(client)
+        continue
       }
       // Not inherited by plugin processes spawned later; never blocking the queue.
       _ = fcntl(client, F_SETFD, FD_CLOEXEC)
@@ -184,6 +189,37 @@ public final class ControlServer: Sendable {
       getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length)
     }
     return read == 0 && length == 12 ? uid_t(credentials[1]) : uid_t.max
+  }
+
+  /// Whether `client` comes from a plugin (the hub's descendants): the control socket is not
+  /// theirs, whatever group they run in.
+  private func refuses(_ client: Int32) -> Bool {
+    switch ControlPeer.of(socket: client) {
+    case .outsider:
+      return false
+    case .descendant(let chain):
+      let host = chain.last ?? 0
+      if !hub.noteControlRefusal(hostPID: host, peer: chain[0]) {
+        logRarely(
+          "refused a control connection from process \(chain[0]), a descendant of the hub"
+            + (ControlPeer.instanceMarker(of: chain[0]).map { " (instance '\($0)', by its environment)" } ?? ""))
+      }
+      return true
+    case .vanished(let pid):
+      logRarely("refused a control connection from process \(pid), which was gone before it could be checked")
+      return true
+    }
+  }
+
+  /// Refusals no instance can be named for: logged at most once a minute.
+  private func logRarely(_ message: String) {
+    let now = Date()
+    let due = lastUnnamedRefusalLog.withLock { last in
+      guard last.map({ now.timeIntervalSince($0) >= 60 }) ?? true else { return false }
+      last = now
+      return true
+    }
+    if due { logger.warning("\(message)") }
   }
 
   private func serve(_ line: String, _ reply: ControlConnection.Reply) {

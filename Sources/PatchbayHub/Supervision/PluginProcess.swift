@@ -22,11 +22,16 @@ final class PluginProcess: PluginChannel {
   private let readerDone = DispatchSemaphore(value: 0)
   /// Why the hub ended it (hung, a protocol violation), and what of the plugin it swept up.
   private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int)>((nil, 0))
+  /// The instance's cgroup, where the hub has them (see `InstanceCgroups`).
+  private let cgroup: String?
+  let containment: String?
 
   private init(
-    pid: pid_t, socket: PacketSocket, marker: String, ledger: InputLedgerPage?,
-    delegate: any PluginChannelDelegate
+    pid: pid_t, socket: PacketSocket, marker: String, ledger: InputLedgerPage?, cgroup: String?,
+    containment: String?, delegate: any PluginChannelDelegate
   ) {
+    self.cgroup = cgroup
+    self.containment = containment
     self.pid = pid
     self.socket = socket
     self.marker = marker
@@ -44,7 +49,8 @@ final class PluginProcess: PluginChannel {
   }
 
   static func spawn(
-    host: String, instance: String, arguments: [String], delegate: any PluginChannelDelegate
+    host: String, instance: String, arguments: [String], supervision: SupervisionSettings? = nil,
+    delegate: any PluginChannelDelegate
   ) throws -> PluginProcess {
     let marker = "PATCHBAY_INSTANCE=\(instance)"
     let spawned = SpawnThread.shared.run { () -> Result<Spawned, SocketError> in
@@ -55,8 +61,24 @@ final class PluginProcess: PluginChannel {
       }
     }
     let child = try spawned.get()
+    // Into its cgroup before it loads the plugin: the host loads nothing until the hub's load
+    // message, which is sent after this returns, so no go-ahead of its own is needed (and
+    // posix_spawn, unlike clone3, has no CLONE_INTO_CGROUP).
+    // Port probes (no supervision settings) are gone in a moment: no cgroup for them.
+    let cgroups = supervision == nil ? nil : InstanceCgroups.shared
+    let cgroup = supervision.flatMap { cgroups?.place(child.pid, instance: instance, settings: $0) }
+    let containment: String? =
+      if let supervision {
+        if let cgroups, let cgroup {
+          cgroups.description(of: cgroup, settings: supervision)
+        } else {
+          "rlimits only (memory_limit_mb \(supervision.memoryLimitMB) per process): "
+            + (InstanceCgroups.unavailableReason ?? "its cgroup could not be set up")
+        }
+      } else { nil }
     let process = PluginProcess(
-      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger, delegate: delegate)
+      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger, cgroup: cgroup,
+      containment: containment, delegate: delegate)
     process.startThreads()
     return process
   }
@@ -191,7 +213,9 @@ final class PluginProcess: PluginChannel {
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     // What the plugin started and the host could not take down with it (the host was
     // SIGKILLed) was reparented to the hub, a subreaper under `patchbay run`: end it too.
-    let escaped = marker.withCString { pc_kill_marked_children($0, 0) }
+    var escaped = marker.withCString { pc_kill_marked_children($0, 0) }
+    // And whatever is left in its cgroup, marker or not: cgroup.kill misses nothing.
+    if let cgroup, let cgroups = InstanceCgroups.shared { escaped += Int32(cgroups.killAll(in: cgroup)) }
     if escaped > 0 { verdict.withLock { $0.escapedDescendants = Int(escaped) } }
     // Let the reader deliver what the process sent before it ended (its last log lines).
     if readerDone.wait(timeout: .now() + 2) == .timedOut {

@@ -22,7 +22,7 @@ final class EmbeddedPlugins: Sendable {
   init(_ blueprints: [String: [PortDescriptor]]) { self.blueprints = blueprints }
 
   var launcher: PluginLauncher {
-    { [self] _, instance, _, delegate in
+    { [self] _, instance, _, _, delegate in
       let plugin = state.change { world -> EmbeddedPlugin in
         world.nextPid += 1
         let plugin = EmbeddedPlugin(
