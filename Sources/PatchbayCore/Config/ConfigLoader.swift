@@ -8,7 +8,7 @@ public struct ConfigLoader: Sendable {
   public static let hubInstanceKeys = [
     "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
     "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
-    "queue_size",
+    "queue_size", "sandbox",
   ]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
   /// Most bytes an instance's own config may take as JSON: it goes to the plugin host in the
@@ -217,6 +217,7 @@ public struct ConfigLoader: Sendable {
     var plugin: String?
     var logLevel = "info"
     var supervision = SupervisionSettings()
+    var sandbox = SandboxSettings()
     var own: [(String, JSONValue)] = []
     func number(_ key: String, _ value: JSONValue, min lower: Double, max upper: Double) -> Double? {
       guard let number = value.doubleValue, number >= lower, number <= upper else {
@@ -266,6 +267,7 @@ public struct ConfigLoader: Sendable {
       case "memory_limit_mb": number(key, value, min: 0, max: 1_048_576).map { supervision.memoryLimitMB = Int($0) }
       case "open_files": number(key, value, min: 0, max: 1_048_576).map { supervision.openFiles = Int($0) }
       case "queue_size": number(key, value, min: 1, max: 1_000_000).map { supervision.queueSize = Int($0) }
+      case "sandbox": sandbox = SandboxSettings.parse(value, prefix: "\(prefix).sandbox", file: file, &diagnostics)
       default:
         own.append((key, value))
       }
@@ -291,7 +293,8 @@ public struct ConfigLoader: Sendable {
     }
     guard diagnostics.count == count else { return nil }
     return InstanceSpec(
-      name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file)
+      name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file,
+      sandbox: sandbox)
   }
 
   package func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic])

@@ -38,4 +38,6 @@ public struct InstanceStatus: Sendable, Codable {
   public var failure: String?
   public var failedSince: Date?
   public var ports: [PortDescriptor]
+  /// The instance's confinement (nil before its first start).
+  public var sandbox: SandboxStatus? = nil
 }

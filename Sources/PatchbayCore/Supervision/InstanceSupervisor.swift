@@ -70,6 +70,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var publishWaits = 0
     var publishBusyBefore = 0
     var publishWaitsBefore = 0
+    /// The sandbox the current (or last) process was given, and what its host confirmed.
+    var sandboxPolicy: SandboxPolicy?
+    var confinement: (abi: Int, network: Bool, signals: Bool, seccomp: Bool)?
+    var refusedCalls = 0
+    var refusedCallsBefore = 0
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
@@ -115,9 +120,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       markFailed("plugin '\(spec.plugin)' is not installed (no library on the plugin path)")
       return
     }
-    let arguments = [
-      "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
-    ]
+    let policy = SandboxPolicy(spec: spec, libraryPath: libraryPath, stateDirectory: instanceStateDirectory)
+    let arguments =
+      [
+        "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files",
+        String(spec.supervision.openFiles),
+      ] + policy.hostArguments
     state.change { state in
       state.phase = .starting
       state.deliberateStop = false
@@ -125,6 +133,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.heartbeatOutstandingSince = nil
       state.generation += 1
       state.sentToProcess = 0
+      state.sandboxPolicy = policy
+      state.confinement = nil
     }
     inbox.expectOpening()
     do {
@@ -287,6 +297,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         $0.publishWaits = Int(clamping: waits)
       }
 
+    case .confined(let abi, let network, let signals, let seccomp):
+      state.change { $0.confinement = (Int(abi), network, signals, seccomp) }
+    case .refusedCalls(let total):
+      state.change { $0.refusedCalls = Int(clamping: total) }
     case .described, .stopped:
       break
     }
@@ -307,6 +321,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.process = nil
       state.refusalsBefore += state.refusals
       state.refusals = 0
+      state.refusedCallsBefore += state.refusedCalls
+      state.refusedCalls = 0
       state.publishBusyBefore += state.publishBusy
       state.publishBusy = 0
       state.publishWaitsBefore += state.publishWaits
@@ -607,7 +623,13 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits,
         publishBusy: state.publishBusyBefore + state.publishBusy,
         publishWaits: state.publishWaitsBefore + state.publishWaits, peer: nil,
-        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports)
+        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports,
+        sandbox: state.sandboxPolicy.map { policy in
+          SandboxStatus(
+            policy: policy, landlockABI: state.confinement?.abi, networkConfined: state.confinement?.network ?? false,
+            signalsScoped: state.confinement?.signals ?? false, seccomp: state.confinement?.seccomp ?? false,
+            refusedCalls: state.refusedCallsBefore + state.refusedCalls)
+        })
     }
   }
 
