@@ -27,7 +27,10 @@ struct Sandbox {
   }
 
   /// The system's and the Swift runtime's library folders: read and execute.
-  static let libraryFolders = ["/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/local/lib", "/usr/lib/patchbay"]
+  /// (And the system's programs, which a plugin may run: they inherit its confinement.)
+  static let libraryFolders = [
+    "/usr/bin", "/bin", "/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/local/lib", "/usr/lib/patchbay",
+  ]
   /// What plugins commonly need to read: certificates, time zones, name resolution, randomness.
   static let systemFiles = [
     "/etc/ssl", "/usr/share/ca-certificates", "/usr/share/zoneinfo", "/etc/localtime", "/etc/resolv.conf",

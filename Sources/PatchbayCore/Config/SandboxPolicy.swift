@@ -4,7 +4,8 @@ import PatchbayValues
 /// instance's own config, by one plugin-agnostic rule (docs/configuration.md, "Sandbox"):
 /// - read: every string value that is an absolute path (a `.py` file: its folder, which the
 ///   module imports from); the plugin's library;
-/// - read and write: the instance's state directory;
+/// - read and write: the instance's state directory; the path under a key `record` or ending
+///   in `_output` (a file the plugin writes; the hub creates it, empty, where it is missing);
 /// - connect: every integer under a key `port` or `*_port`, the port of every `host:port` or
 ///   `scheme://host[:port]` string (a URL without a port: its scheme's), DNS over TCP (53),
 ///   and where none of these names a port, the bundled plugin's default (flic 5551, mqtt
@@ -18,6 +19,8 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
   public var connect: [Int]
   public var bind: [Int]
   public var networkAny: Bool
+  /// Files the plugin writes by its config (`record`, `*_output`): created before the host starts.
+  public var outputs: [String]
 
   /// Ports a bundled plugin uses when its config names none.
   static let defaultPorts: [String: [Int]] = ["flic": [5551], "mqtt": [1883, 8883], "hue": [80, 443]]
@@ -30,11 +33,13 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     enabled = settings.enabled
     networkAny = settings.networkAny
     var read: [String] = [libraryPath]
+    var outputs: [String] = []
     var ports: [Int] = []
-    Self.collect(spec.pluginConfig, key: "", read: &read, ports: &ports)
+    Self.collect(spec.pluginConfig, key: "", read: &read, outputs: &outputs, ports: &ports)
+    self.outputs = outputs
     if ports.isEmpty { ports = Self.defaultPorts[spec.plugin] ?? [] }
     self.read = Self.unique(read + settings.read)
-    write = Self.unique([stateDirectory] + settings.write)
+    write = Self.unique([stateDirectory] + outputs + settings.write)
     connect = Self.unique((ports.isEmpty ? [] : [53]) + ports + settings.connect).sorted()
     bind = Self.unique(settings.bind).sorted()
   }
@@ -54,12 +59,18 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     return arguments
   }
 
-  private static func collect(_ value: JSONValue, key: String, read: inout [String], ports: inout [Int]) {
+  private static func collect(
+    _ value: JSONValue, key: String, read: inout [String], outputs: inout [String], ports: inout [Int]
+  ) {
     switch value {
     case .object(let members):
-      for (name, member) in members where name != "sandbox" { collect(member, key: name, read: &read, ports: &ports) }
+      for (name, member) in members where name != "sandbox" {
+        collect(member, key: name, read: &read, outputs: &outputs, ports: &ports)
+      }
     case .array(let items):
-      for item in items { collect(item, key: key, read: &read, ports: &ports) }
+      for item in items { collect(item, key: key, read: &read, outputs: &outputs, ports: &ports) }
+    case .string(let text) where text.hasPrefix("/") && (key == "record" || key.hasSuffix("_output")):
+      outputs.append(text)
     case .integer(let number) where key == "port" || key.hasSuffix("_port"):
       if (1...65535).contains(number) { ports.append(Int(number)) }
     case .string(let text):

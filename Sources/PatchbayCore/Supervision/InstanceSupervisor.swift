@@ -121,6 +121,14 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       return
     }
     let policy = SandboxPolicy(spec: spec, libraryPath: libraryPath, stateDirectory: instanceStateDirectory)
+    // Landlock grants only what exists: the state directory, and the files the plugin will
+    // write by its config (created empty), exist before the host starts.
+    try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
+    for output in policy.outputs where !FileManager.default.fileExists(atPath: output) {
+      let folder = (output as NSString).deletingLastPathComponent
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      FileManager.default.createFile(atPath: output, contents: nil)
+    }
     let arguments =
       [
         "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files",
@@ -146,7 +154,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         state.lastHeartbeatSent = now
       }
       process.send(.hello(protocolVersion: WireProtocol.version))
-      try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
       process.send(
         .load(
           LoadRequest(
