@@ -35,6 +35,7 @@ ResourceLimits.apply(arguments: Array(CommandLine.arguments.dropFirst()))
 // before the plugin is loaded: its constructors run confined too.
 let sandbox = Sandbox(arguments: Array(CommandLine.arguments.dropFirst()))
 let confinement = sandbox.apply()
+if confinement.signals { pc_signals_reach_only_descendants() }
 
 guard fcntl(hubDescriptor, F_GETFD) != -1 else {
   let text = "patchbay-plugin-host: started without the hub's socket on fd 3; it is run by `patchbay run`\n"

@@ -51,6 +51,7 @@ import Testing
   static let allRules = [
     "descriptor", "lifecycle", "ports-declared-in-create", "no-publish-before-start", "no-publish-after-stop",
     "publish-matches-port", "callbacks-return-in-time", "no-threads-after-stop", "no-crash", "config-errors-are-clear",
+    "sandbox",
   ]
 
   @Test func aPluginThatKeepsEveryRulePassesEveryRule() throws {

@@ -59,7 +59,27 @@ struct ConformanceJudge {
     }
     add(.noCrash, crashOutcome.0, crashOutcome.1)
     add(.configErrorsAreClear, configOutcome.0, configOutcome.1)
+    add(.sandbox, sandboxOutcome.0, sandboxOutcome.1)
     return verdicts
+  }
+
+  /// The host confined itself before loading the plugin; the lifecycle passing under it is
+  /// what this rule adds (the plugin needs nothing an instance would not be given).
+  private var sandboxOutcome: (ConformanceVerdict.Outcome, String) {
+    guard let line = lifecycle.events("sandbox").first, line.count >= 3 else {
+      return (.skip, "the host did not report its sandbox")
+    }
+    guard line[1] == "landlock" else { return (.skip, "not confined on this machine: \(line[2])") }
+    switch lifecycleOutcome.0 {
+    case .pass: return (.pass, "the lifecycle passed confined (\(line[2]))")
+    case .fail:
+      return (
+        .fail,
+        "the lifecycle failed confined (\(line[2])): a file or port the plugin needs must come from its config"
+          + " or [instances.NAME.sandbox] (docs/plugin-authors.md, \"What a plugin may touch\")"
+      )
+    case .skip: return (.skip, "not reached: see lifecycle")
+    }
   }
 
   private var lifecycleOutcome: (ConformanceVerdict.Outcome, String) {

@@ -1,3 +1,4 @@
+import Foundation
 import PatchbayValues
 
 /// What one instance may touch: its `sandbox` table plus what the hub derives from the
@@ -42,6 +43,16 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     write = Self.unique([stateDirectory] + outputs + settings.write)
     connect = Self.unique((ports.isEmpty ? [] : [53]) + ports + settings.connect).sorted()
     bind = Self.unique(settings.bind).sorted()
+  }
+
+  /// Landlock grants only what exists: the files the plugin writes by its config are created
+  /// (empty, with their folder) before its host starts.
+  public func createMissingOutputs() {
+    for output in outputs where !FileManager.default.fileExists(atPath: output) {
+      let folder = (output as NSString).deletingLastPathComponent
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      FileManager.default.createFile(atPath: output, contents: nil)
+    }
   }
 
   /// The plugin host's arguments (see PluginHost/Sandbox.swift).
@@ -101,6 +112,9 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     if let close = rest.lastIndex(of: "]") { rest = rest[rest.index(after: close)...] }
     if let colon = rest.lastIndex(of: ":"), rest.filter({ $0 == ":" }).count == 1 || rest.first == ":" {
       let digits = rest[rest.index(after: colon)...]
+      // "07:30" is a time, not a host and a port.
+      let host = rest[..<colon]
+      guard scheme != nil || host.isEmpty || !host.allSatisfy(\.isNumber) else { return nil }
       if !digits.isEmpty, digits.allSatisfy(\.isNumber), let port = Int(digits), (1...65535).contains(port) {
         return port
       }

@@ -124,11 +124,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     // Landlock grants only what exists: the state directory, and the files the plugin will
     // write by its config (created empty), exist before the host starts.
     try? FileManager.default.createDirectory(atPath: instanceStateDirectory, withIntermediateDirectories: true)
-    for output in policy.outputs where !FileManager.default.fileExists(atPath: output) {
-      let folder = (output as NSString).deletingLastPathComponent
-      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      FileManager.default.createFile(atPath: output, contents: nil)
-    }
+    policy.createMissingOutputs()
     let arguments =
       [
         "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files",

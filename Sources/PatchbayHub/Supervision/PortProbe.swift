@@ -30,6 +30,7 @@ final class PortProbe: PluginChannelDelegate, Sendable {
       stateDirectory: stateDirectory, logLevel: 4)
     // Under the instance's sandbox: a config that reads what it was not given fails here too.
     let policy = SandboxPolicy(spec: spec, libraryPath: library, stateDirectory: stateDirectory)
+    policy.createMissingOutputs()
     return PortProbe().run(.load(request), locator: locator, arguments: policy.hostArguments)
   }
 

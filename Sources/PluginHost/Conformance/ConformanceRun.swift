@@ -1,3 +1,4 @@
+import CProcessControl
 import Dispatch
 import PatchbayValues
 import PatchbayWire
@@ -34,6 +35,7 @@ enum ConformanceRun {
     sandbox.read.append(path)
     sandbox.write.append(stateDirectory)
     let confinement = sandbox.apply()
+    if confinement.signals { pc_signals_reach_only_descendants() }
     let observer = ConformanceObserver(afterStopMs: observeMs)
     observer.report.write(
       "sandbox", confinement.landlockABI > 0 ? "landlock" : "none",

@@ -145,4 +145,23 @@ import Testing
     #expect(try harness.cli("status", "--sandbox").output.contains("UNCONFINED"))
     #expect(try harness.stop() == 0)
   }
+
+  @Test func checkRefusesASandboxPathThatDoesNotExist() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.linkBuiltPlugins(["example-swift"])
+    try harness.writeConfig(
+      """
+      [instances.probe]
+      plugin = "example-swift"
+      ports = [{ name = "seen", type = "integer", kind = "event" }]
+      [instances.probe.sandbox]
+      read = ["\(harness.path)/no-such-file"]
+      write = ["var/relative"]
+      """)
+    let result = try harness.check()
+    #expect(result.status == 1)
+    #expect(result.output.contains("instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"), "\(result.output)")
+    #expect(result.output.contains("instances.probe.sandbox.write: \"var/relative\" is not an absolute path"), "\(result.output)")
+    #expect(result.output.contains(harness.configPath), "\(result.output)")
+  }
 }
