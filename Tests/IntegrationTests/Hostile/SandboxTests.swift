@@ -160,8 +160,12 @@ import Testing
       """)
     let result = try harness.check()
     #expect(result.status == 1)
-    #expect(result.output.contains("instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"), "\(result.output)")
-    #expect(result.output.contains("instances.probe.sandbox.write: \"var/relative\" is not an absolute path"), "\(result.output)")
+    #expect(
+      result.output.contains("instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"),
+      "\(result.output)")
+    #expect(
+      result.output.contains("instances.probe.sandbox.write: \"var/relative\" is not an absolute path"),
+      "\(result.output)")
     #expect(result.output.contains(harness.configPath), "\(result.output)")
   }
 }
