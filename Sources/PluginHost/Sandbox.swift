@@ -35,11 +35,12 @@ struct Sandbox {
   static let systemFiles = [
     "/etc/ssl", "/usr/share/ca-certificates", "/usr/share/zoneinfo", "/etc/localtime", "/etc/resolv.conf",
     "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf", "/etc/services", "/etc/protocols",
-    "/etc/ld.so.cache", "/dev/urandom", "/dev/random", "/proc/self", "/proc/stat", "/proc/meminfo",
+    "/etc/ld.so.cache", "/dev/urandom", "/dev/random", "/proc/stat", "/proc/meminfo",
     "/proc/cpuinfo", "/sys/devices/system/cpu", "/usr/share/locale", "/usr/lib/locale",
   ]
-  /// Read and write: the null device (no content to leak).
-  static let systemWritable = ["/dev/null"]
+  /// Read and write: the null device (no content to leak) and this process's own /proc
+  /// (a thread's name in `comm`, its own limits; nothing of another process).
+  static let systemWritable = ["/dev/null", "/proc/self"]
 
   init(arguments: [String]) {
     var index = 0

@@ -7,6 +7,13 @@ struct ConformanceJudge {
   var configRuns: [(variant: ConfigVariant, session: HostSession)]
   /// The hang deadline, in seconds.
   var hangDeadline: Double
+  /// The lifecycle once more without the sandbox, run when it failed confined.
+  var unconfined: HostSession? = nil
+
+  /// The lifecycle failed while the host was confined by Landlock.
+  var lifecycleFailedConfined: Bool {
+    lifecycle.events("sandbox").first?.dropFirst().first == "landlock" && lifecycleOutcome.0 == .fail
+  }
 
   func verdicts() -> [ConformanceVerdict] {
     var verdicts: [ConformanceVerdict] = []
@@ -73,9 +80,12 @@ struct ConformanceJudge {
     switch lifecycleOutcome.0 {
     case .pass: return (.pass, "the lifecycle passed confined (\(line[2]))")
     case .fail:
+      guard let unconfined,
+        Self(lifecycle: unconfined, configRuns: [], hangDeadline: hangDeadline).lifecycleOutcome.0 == .pass
+      else { return (.pass, "the lifecycle fails unconfined too: see lifecycle") }
       return (
         .fail,
-        "the lifecycle failed confined (\(line[2])): a file or port the plugin needs must come from its config"
+        "the lifecycle fails confined (\(line[2])) and passes unconfined: a file or port the plugin needs must come from its config"
           + " or [instances.NAME.sandbox] (docs/plugin-authors.md, \"What a plugin may touch\")"
       )
     case .skip: return (.skip, "not reached: see lifecycle")

@@ -18,6 +18,12 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
 
   public init() {}
 
+  /// A config value as the file has it: a string in quotes, a number as is.
+  static func shown(_ value: JSONValue) -> String {
+    if case .string(let text) = value { return "\"\(text)\"" }
+    return value.description
+  }
+
   static let keys = ["enabled", "read", "write", "connect", "bind", "network"]
 
   /// Parses the table; every mistake names the file and the key.
@@ -43,7 +49,7 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
           diagnostics.append(
             ConfigDiagnostic(
               file: file, key: "\(prefix).\(key)",
-              message: "\(item) is not an absolute path: each entry must start with '/'"))
+              message: "\(Self.shown(item)) is not an absolute path: each entry must start with '/'"))
           continue
         }
         result.append(path)
@@ -61,7 +67,8 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
         guard case .integer(let port) = item, (1...65535).contains(port) else {
           diagnostics.append(
             ConfigDiagnostic(
-              file: file, key: "\(prefix).\(key)", message: "\(item) is not a TCP port: each entry must be 1-65535"))
+              file: file, key: "\(prefix).\(key)",
+              message: "\(Self.shown(item)) is not a TCP port: each entry must be 1-65535"))
           continue
         }
         result.append(Int(port))

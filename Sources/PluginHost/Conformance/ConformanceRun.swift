@@ -30,8 +30,10 @@ enum ConformanceRun {
     _ = fcntl(ReportChannel.descriptor, F_SETFD, FD_CLOEXEC)
     // The plugin runs under the default sandbox (its library, its state directory, what the
     // checker derived from the config: the arguments after the fifth), as an instance would.
-    var sandbox = Sandbox(arguments: Array(arguments.dropFirst(5)))
-    sandbox.enabled = true
+    let extra = Array(arguments.dropFirst(5))
+    var sandbox = Sandbox(arguments: extra)
+    // Confined unless the checker asks for the unconfined comparison run (`--sandbox off`).
+    sandbox.enabled = !extra.contains("off")
     sandbox.read.append(path)
     sandbox.write.append(stateDirectory)
     let confinement = sandbox.apply()

@@ -146,26 +146,32 @@ import Testing
     #expect(try harness.stop() == 0)
   }
 
-  @Test func checkRefusesASandboxPathThatDoesNotExist() throws {
+  @Test func checkRefusesASandboxPathThatDoesNotExistOrIsRelative() throws {
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
-    try harness.writeConfig(
-      """
-      [instances.probe]
-      plugin = "example-swift"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-      [instances.probe.sandbox]
-      read = ["\(harness.path)/no-such-file"]
-      write = ["var/relative"]
-      """)
-    let result = try harness.check()
-    #expect(result.status == 1)
+    func check(_ sandbox: String) throws -> (status: Int32, output: String) {
+      try harness.writeConfig(
+        """
+        [instances.probe]
+        plugin = "example-swift"
+        ports = [{ name = "seen", type = "integer", kind = "event" }]
+        [instances.probe.sandbox]
+        \(sandbox)
+        """)
+      return try harness.check()
+    }
+    let missing = try check(#"read = ["\#(harness.path)/no-such-file"]"#)
+    #expect(missing.status == 1)
     #expect(
-      result.output.contains("instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"),
-      "\(result.output)")
+      missing.output.contains(
+        "\(harness.configPath): instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"),
+      "\(missing.output)")
+    let relative = try check(#"write = ["var/relative"]"#)
+    #expect(relative.status == 1)
     #expect(
-      result.output.contains("instances.probe.sandbox.write: \"var/relative\" is not an absolute path"),
-      "\(result.output)")
-    #expect(result.output.contains(harness.configPath), "\(result.output)")
+      relative.output.contains(
+        "\(harness.configPath): instances.probe.sandbox.write: \"var/relative\" is not an absolute path"),
+      "\(relative.output)")
+    #expect(try check(#"read = ["\#(harness.path)"]"#).status == 0)
   }
 }
