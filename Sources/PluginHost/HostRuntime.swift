@@ -59,8 +59,12 @@ final class HostRuntime: Sendable {
   /// The plugin context: create, start, receive, stop, destroy and timers run here, in order.
   let pluginQueue = DispatchQueue(label: "patchbay.plugin-context")
   private let shared = Mutex(Shared())
-  /// The hops of the input the plugin is receiving (0 outside receive()): given to its publishes.
+  /// The hops of the input the plugin is receiving, and the thread it receives on: given to
+  /// what that thread publishes inside receive(). A publish from any other thread (a timer, the
+  /// plugin's own thread) is not that input passed on and starts at 0, even while a receive()
+  /// runs elsewhere: otherwise a source thread would inherit its echoes' hops and be cut.
   private let receivingHops = Atomic<UInt8>(0)
+  private let receivingThread = Atomic<UInt>(0)
   /// Set by load(); read by the plugin context only (the lock is never contended).
   /// ABIPointer: the ABI calls the plugin's instance on the [plugin context] only.
   private let loaded = Mutex<ABIPointer<LoadedPlugin>?>(nil)
@@ -261,7 +265,9 @@ final class HostRuntime: Sendable {
     // What the plugin publishes inside receive() is this input passed on (an echo, a mirror):
     // it carries the input's hops, so the hub can cut a loop (WireProtocol.maximumHops).
     receivingHops.store(hops, ordering: .relaxed)
+    receivingThread.store(UInt(pthread_self()), ordering: .relaxed)
     let status = value.withCValue { plugin.library.descriptor.receive(plugin.instance, port, $0, &error) }
+    receivingThread.store(0, ordering: .relaxed)
     receivingHops.store(0, ordering: .relaxed)
     if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
     if status != PB_OK {
@@ -487,7 +493,9 @@ final class HostRuntime: Sendable {
         "publish on '\(port.name)' refused: a \(value.type.name), the port carries \(port.type.name)")
       return PB_ERR_TYPE_MISMATCH
     }
-    let frame = HostMessage.publish(port: index, value: value, hops: receivingHops.load(ordering: .relaxed)).encode()
+    let hops =
+      receivingThread.load(ordering: .relaxed) == UInt(pthread_self()) ? receivingHops.load(ordering: .relaxed) : 0
+    let frame = HostMessage.publish(port: index, value: value, hops: hops).encode()
     guard port.kind == .event else { return outbox.publishState(frame, port: index) ? PB_OK : PB_ERR_UNAVAILABLE }
     switch outbox.publishEvent(frame, busyAllowed: busyAllowed) {
     case .taken: return PB_OK
