@@ -1,22 +1,8 @@
 import CPatchbayPlugin
 
-/// Names of the ABI's status codes, for log lines.
+/// Names of the ABI's status codes, for log lines: the header's own list (`pb_status_name`).
 enum StatusName {
   static func of(_ status: Int32) -> String {
-    switch status {
-    case PB_OK: "PB_OK"
-    case PB_ERR_INVALID_CONFIG: "PB_ERR_INVALID_CONFIG"
-    case PB_ERR_INVALID_ARGUMENT: "PB_ERR_INVALID_ARGUMENT"
-    case PB_ERR_UNKNOWN_PORT: "PB_ERR_UNKNOWN_PORT"
-    case PB_ERR_TYPE_MISMATCH: "PB_ERR_TYPE_MISMATCH"
-    case PB_ERR_UNAVAILABLE: "PB_ERR_UNAVAILABLE"
-    case PB_ERR_NO_MEMORY: "PB_ERR_NO_MEMORY"
-    case PB_ERR_INTERNAL: "PB_ERR_INTERNAL"
-    case PB_ERR_NOT_SUPPORTED: "PB_ERR_NOT_SUPPORTED"
-    case PB_ERR_INVALID_STATE: "PB_ERR_INVALID_STATE"
-    case PB_ERR_NOT_FOUND: "PB_ERR_NOT_FOUND"
-    case PB_ERR_BUSY: "PB_ERR_BUSY"
-    default: "\(status)"
-    }
+    pb_status_name(status).map { String(cString: $0) } ?? "\(status)"
   }
 }

@@ -63,7 +63,8 @@ static PyObject *add_port(context_object *self, PyObject *args, PyObject *kwargs
                  PY_PLUGIN_MAX_PORTS);
     return NULL;
   }
-  pb_port port = {sizeof(pb_port), direction, kind, type, name, description};
+  pb_port port = {.size = sizeof(pb_port), .direction = direction, .kind = kind, .type = type, .name = name,
+                  .description = description};
   uint32_t index = 0;
   pb_status status = plugin->api->add_port(plugin->host, &port, &index);
   if (status != PB_OK) {

@@ -60,7 +60,7 @@ static void copy_config(probe *p, const char *key, char *out, size_t capacity) {
 
 static pb_status declare(probe *p, const char *name, pb_port_direction direction, pb_port_kind kind,
                          pb_value_type type, uint32_t *index) {
-  pb_port port = {sizeof(pb_port), direction, kind, type, name, NULL};
+  pb_port port = {.size = sizeof(pb_port), .direction = direction, .kind = kind, .type = type, .name = name};
   return p->api->add_port(p->host, &port, index);
 }
 

@@ -51,7 +51,7 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     for output in outputs where !FileManager.default.fileExists(atPath: output) {
       let folder = (output as NSString).deletingLastPathComponent
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      FileManager.default.createFile(atPath: output, contents: nil)
+      _ = FileManager.default.createFile(atPath: output, contents: nil)
     }
   }
 

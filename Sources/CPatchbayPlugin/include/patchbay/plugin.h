@@ -143,6 +143,26 @@ typedef int32_t pb_status;
  * plugin whose descriptor sets PB_PLUGIN_PUBLISH_BUSY. Publish the value again later. */
 #define PB_ERR_BUSY (-11)
 
+/* The name of a status code, for log lines ("PB_ERR_BUSY"); NULL for a code this header does
+ * not name. The one list of names: a code added above is added here too. [any thread] */
+static inline const char *pb_status_name(pb_status status) {
+  switch (status) {
+  case PB_OK: return "PB_OK";
+  case PB_ERR_INVALID_CONFIG: return "PB_ERR_INVALID_CONFIG";
+  case PB_ERR_INVALID_ARGUMENT: return "PB_ERR_INVALID_ARGUMENT";
+  case PB_ERR_UNKNOWN_PORT: return "PB_ERR_UNKNOWN_PORT";
+  case PB_ERR_TYPE_MISMATCH: return "PB_ERR_TYPE_MISMATCH";
+  case PB_ERR_UNAVAILABLE: return "PB_ERR_UNAVAILABLE";
+  case PB_ERR_NO_MEMORY: return "PB_ERR_NO_MEMORY";
+  case PB_ERR_INTERNAL: return "PB_ERR_INTERNAL";
+  case PB_ERR_NOT_SUPPORTED: return "PB_ERR_NOT_SUPPORTED";
+  case PB_ERR_INVALID_STATE: return "PB_ERR_INVALID_STATE";
+  case PB_ERR_NOT_FOUND: return "PB_ERR_NOT_FOUND";
+  case PB_ERR_BUSY: return "PB_ERR_BUSY";
+  default: return 0;
+  }
+}
+
 /* Capacity of the message buffer in pb_error, including the terminating NUL. */
 #define PB_ERROR_CAPACITY 512
 
