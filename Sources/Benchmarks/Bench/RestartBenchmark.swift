@@ -22,8 +22,7 @@ struct RestartBenchmark {
       restart_window_s = 1
       """
     let hub = try HubProcess(
-      tools: tools, directory: directory,
-      config: ProbeConfig.instance("victim", .sink, extra: supervision, folder: directory))
+      tools: tools, directory: directory, config: ProbeConfig.instance("victim", .sink, extra: supervision))
     defer { hub.stop() }
     try hub.waitUntilRunning()
     var samples: [UInt64] = []
