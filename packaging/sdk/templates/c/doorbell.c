@@ -109,7 +109,7 @@ static void doorbell_destroy(void *instance) { free(instance); }
 static const pb_plugin_descriptor descriptor = {
     .size = sizeof(pb_plugin_descriptor),
     .abi_major = PB_ABI_MAJOR,
-    .abi_minor = PB_ABI_MINOR,
+    .abi_minor = 0, /* the lowest minor this plugin needs: it loads in every v1 hub */
     .name = "doorbell",
     .version = "1.0.0",
     .description = "Rings (publishes a message and counts) on button clicks",
