@@ -59,8 +59,33 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    // HomeKit (HAP): X25519, Ed25519, ChaCha20-Poly1305, HKDF and SHA-512; SRP-6a's big integers.
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
   ],
   targets: [
+    // The HomeKit Accessory Protocol over IP, for the bridge and the controller alike: TLV8,
+    // SRP-6a pair-setup, pair-verify, encrypted sessions, the HTTP framing, the accessory server.
+    .target(
+      name: "HAP",
+      dependencies: [
+        "PatchbayValues",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "BigInt", package: "BigInt"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/HAP", swiftSettings: strict),
+    // libavahi-client from Debian (pkg-config avahi-client): the system's mDNS responder.
+    .systemLibrary(
+      name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
+      providers: [.apt(["libavahi-client-dev"])]),
+    // `_hap._tcp` through Avahi: advertising a bridge (its TXT record), and browsing for accessories.
+    .target(
+      name: "HAPDiscovery",
+      dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")],
+      path: "Sources/HAPDiscovery", swiftSettings: strict),
     // The plugin ABI: one C header, the single source of truth for every plugin.
     .target(name: "CPatchbayPlugin", path: "Sources/CPatchbayPlugin"),
     // Linux process controls (parent-death signal, subreaper, descendant containment) for the
@@ -377,6 +402,11 @@ let package = Package(
       name: "ConformanceTests", dependencies: ["PatchbayTestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
+    // HAP against a real controller (aiohomekit from PyPI, in a cached virtual environment).
+    .testTarget(name: "HAPTests", dependencies: ["HAP", "PatchbayTestSupport"], swiftSettings: strict),
+    // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
+    .testTarget(
+      name: "HAPDiscoveryTests", dependencies: ["HAPDiscovery", "PatchbayTestSupport"], swiftSettings: strict),
     .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )

@@ -44,7 +44,7 @@ public struct PythonEnvironment: Sendable {
       environment.python,
       ["-m", "pip", "install", "--disable-pip-version-check", "--quiet"] + requirements,
       within: 900, doing: "pip install \(key)")
-    FileManager.default.createFile(atPath: marker, contents: Data(key.utf8))
+    _ = FileManager.default.createFile(atPath: marker, contents: Data(key.utf8))
     return environment
   }
 

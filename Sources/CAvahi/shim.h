@@ -1,0 +1,8 @@
+// libavahi-client: the client side of avahi-daemon's D-Bus API (publishing and browsing).
+#include <avahi-client/client.h>
+#include <avahi-client/lookup.h>
+#include <avahi-client/publish.h>
+#include <avahi-common/error.h>
+#include <avahi-common/malloc.h>
+#include <avahi-common/strlst.h>
+#include <avahi-common/thread-watch.h>
