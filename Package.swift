@@ -37,6 +37,7 @@ let package = Package(
     swiftPlugin("hue", target: "HuePluginEntry"),
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
     .executable(name: "patchbay-hue", targets: ["HueTool"]),
+    swiftPlugin("homekit", target: "HomeKitPluginEntry"),
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     swiftPlugin("schedule", target: "SchedulePluginEntry"),
     swiftPlugin("mqtt", target: "MQTTPluginEntry"),
@@ -259,6 +260,20 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ],
       path: "Plugins/hue/Tool", swiftSettings: strict),
+    // A HomeKit bridge (HAP over IP) whose bridged accessories are hub ports: config, the accessory
+    // database with stable aid/iid, the identity in the state directory, the HAP server's delegate.
+    .target(
+      name: "HomeKitPlugin",
+      dependencies: [
+        "HAP", "PatchbayPluginKit", "PatchbayValues",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Plugins/homekit/Plugin", swiftSettings: strict),
+    .target(
+      name: "HomeKitPluginEntry", dependencies: ["HomeKitPlugin"], path: "Plugins/homekit/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
       name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
@@ -404,6 +419,10 @@ let package = Package(
     // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
     // HAP against a real controller (aiohomekit from PyPI, in a cached virtual environment).
     .testTarget(name: "HAPTests", dependencies: ["HAP", "PatchbayTestSupport"], swiftSettings: strict),
+    // The homekit bridge plugin: config, accessory database, stable ids, identity store, values.
+    .testTarget(
+      name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
     // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
     .testTarget(
       name: "HAPDiscoveryTests", dependencies: ["HAPDiscovery", "PatchbayTestSupport"], swiftSettings: strict),

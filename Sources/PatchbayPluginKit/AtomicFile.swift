@@ -12,16 +12,19 @@ public enum AtomicFile {
   /// Every write has its own temp file, so two writers never share one.
   private static let writes = Atomic<Int>(0)
 
-  public static func write(_ text: String, to path: String) throws(AtomicFileError) {
-    try write(Array(text.utf8), to: path)
+  /// `mode`: the new file's permissions (0600 for secrets such as keys and pairings).
+  public static func write(_ text: String, to path: String, mode: mode_t = 0o640) throws(AtomicFileError) {
+    try write(Array(text.utf8), to: path, mode: mode)
   }
 
-  public static func write(_ bytes: some Collection<UInt8>, to path: String) throws(AtomicFileError) {
+  public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o640)
+    throws(AtomicFileError)
+  {
     let directory = folder(of: path)
     try makeFolder(directory)
     let serial = writes.add(1, ordering: .relaxed).newValue
     let temporary = "\(path)\(temporaryMarker)\(getpid())-\(serial)"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard fd >= 0 else { throw AtomicFileError(path: temporary, doing: "create") }
     let contents = Array(bytes)
     var offset = 0

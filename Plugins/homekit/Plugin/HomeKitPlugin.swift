@@ -1,0 +1,133 @@
+import HAP
+import Logging
+import NIOCore
+import NIOPosix
+import PatchbayPluginKit
+
+/// homekit: this instance is a HomeKit bridge (HAP over IP) whose bridged accessories are hub
+/// ports. See docs/plugins/homekit.md. Output `pairing` (state, text, shown in `patchbay
+/// status`) says whether a controller is paired and, while none is, the setup code.
+final class HomeKitPlugin: PatchbayPlugin {
+  let context: PluginContext
+  let config: HomeKitConfig
+  let accessories: [AccessoryPorts]
+  let pairingStatus: OutputPort
+  private var outputs: [String: OutputPort] = [:]
+  private var inputNames: [UInt32: String] = [:]
+  private var running: Running?
+
+  /// What runs between start and stop.
+  private struct Running {
+    var bridge: BridgeAccessories
+    var server: HAPServer
+    var eventLoops: MultiThreadedEventLoopGroup
+  }
+
+  init(context: PluginContext) throws {
+    self.context = context
+    config = try context.config(HomeKitConfig.self)
+    accessories = config.accessories.map(AccessoryPorts.init)
+    pairingStatus = try context.addOutput(
+      "pairing", .text, kind: .state, description: "paired (with how many controllers), or the setup code to pair",
+      shownInStatus: .shown)
+    var inputsByName: [String: InputPort] = [:]
+    for port in accessories.flatMap(\.ports) {
+      if port.isOutput {
+        outputs[port.name] = try context.addOutput(
+          port.name, port.type, kind: port.kind, description: port.description,
+          mirroring: port.mirrors.flatMap { inputsByName[$0] })
+      } else {
+        let input = try context.addInput(port.name, port.type, kind: port.kind, description: port.description)
+        inputsByName[port.name] = input
+        inputNames[input.index] = port.name
+      }
+    }
+  }
+
+  var bridgeName: String { config.name ?? context.instanceName }
+
+  func start() throws {
+    let store = BridgeIdentityStore(directory: context.stateDirectory)
+    var identity = try store.loadOrCreateIdentity()
+    let pairings = try store.loadPairings()
+    var identifiers = try store.loadIdentifiers()
+    let database = AccessoryDatabase(
+      bridgeName: bridgeName, accessories: config.accessories,
+      serialNumber: identity.deviceID.replacingOccurrences(of: ":", with: ""), identifiers: &identifiers)
+    if identifiers.record(databaseDigest: database.digest) {
+      context.log(.info, "the accessory database changed: config number (c#) \(identifiers.configNumber)")
+    }
+    try store.save(identifiers)
+
+    let context = self.context
+    let outputs = self.outputs
+    let status = pairingStatus
+    let setupCode = config.setupCode ?? HAPSetupCode(identity.setupCode)!
+    let bridge = BridgeAccessories(
+      database: database, accessories: config.accessories,
+      publish: { value, name in
+        if let port = outputs[name] { context.publish(value, on: port) }
+      },
+      log: { context.log(.info, $0) },
+      pairingsChanged: { state in
+        try store.save(state)
+        context.publish(.text(Self.pairingText(state, setupCode: setupCode)), on: status)
+      })
+    let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    var logger = Logger(label: "homekit")
+    logger.logLevel = .info
+    let server = HAPServer(
+      configuration: HAPServerConfiguration(
+        identity: try BridgeIdentityStore.accessoryIdentity(identity), setupCode: setupCode, pairingState: pairings,
+        host: "::", port: config.port ?? identity.port ?? 0),
+      delegate: bridge, group: eventLoops, logger: logger)
+    bridge.connect(server)
+    running = Running(bridge: bridge, server: server, eventLoops: eventLoops)
+    context.publish(.text(Self.pairingText(pairings, setupCode: setupCode)), on: status)
+
+    let port: Int
+    do {
+      port = try AsyncBridge.wait { try await server.start() }
+    } catch {
+      self.stop()
+      throw PluginError(.unavailable, "cannot listen on port \(config.port ?? identity.port ?? 0): \(error)")
+    }
+    if config.port == nil, identity.port != port {
+      // Chosen once and kept: Home looks for the bridge where it was.
+      identity.port = port
+      try store.save(identity)
+    }
+    context.log(
+      .info,
+      "HomeKit bridge '\(bridgeName)' (\(identity.deviceID)) on port \(port), \(config.accessories.count) accessories, "
+        + "c# \(identifiers.configNumber), "
+        + (pairings.isPaired ? "paired with \(pairings.pairings.count) controllers" : "not paired yet"))
+  }
+
+  static func pairingText(_ state: HAPPairingState, setupCode: HAPSetupCode) -> String {
+    state.isPaired
+      ? "paired with \(state.pairings.count) controller\(state.pairings.count == 1 ? "" : "s")"
+      : "not paired: setup code \(setupCode)"
+  }
+
+  func receive(_ value: Value, on port: InputPort) throws {
+    guard let name = inputNames[port.index], let bridge = running?.bridge else { return }
+    bridge.receive(value, onInput: name)
+  }
+
+  func stop() {
+    guard let running else { return }
+    self.running = nil
+    running.bridge.connect(nil)
+    AsyncBridge.wait { await running.server.stop() }
+    try? running.eventLoops.syncShutdownGracefully()
+  }
+}
+
+/// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
+/// tests can link this module without a second copy of the entry symbol).
+public func describeHomeKitPlugin() -> UnsafeRawPointer {
+  PluginExport.descriptor(
+    for: HomeKitPlugin.self, name: "homekit", version: PatchbayVersion.current,
+    description: "a HomeKit bridge (HAP over IP): Apple Home sees the hub's ports as accessories")
+}
