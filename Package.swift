@@ -38,6 +38,8 @@ let package = Package(
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
     .executable(name: "patchbay-hue", targets: ["HueTool"]),
     swiftPlugin("homekit", target: "HomeKitPluginEntry"),
+    // `patchbay homekit setup|pairings|reset` runs it: the setup code, its QR code, the pairings.
+    .executable(name: "patchbay-homekit", targets: ["HomeKitTool"]),
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     swiftPlugin("schedule", target: "SchedulePluginEntry"),
     swiftPlugin("mqtt", target: "MQTTPluginEntry"),
@@ -271,6 +273,17 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/homekit/Plugin", swiftSettings: strict),
+    // libqrencode from Debian (pkg-config libqrencode): the setup QR code in the terminal.
+    .systemLibrary(
+      name: "CQREncode", path: "Plugins/homekit/CQREncode", pkgConfig: "libqrencode",
+      providers: [.apt(["libqrencode-dev"])]),
+    // The setup code and QR, the pairings and a deliberate reset, on the instance's state directory.
+    .executableTarget(
+      name: "HomeKitTool",
+      dependencies: [
+        "HomeKitPlugin", "HAP", "CQREncode", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Plugins/homekit/Tool", swiftSettings: strict),
     .target(
       name: "HomeKitPluginEntry", dependencies: ["HomeKitPlugin"], path: "Plugins/homekit/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PatchbayHub
 
 #if canImport(Glibc)
   import Glibc
@@ -8,7 +9,7 @@ import Foundation
 // Per-plugin helper commands (`patchbay flic scan`, `patchbay hue pair`). Each lives with its
 // plugin as its own program (`patchbay-flic`, `patchbay-hue`, installed with the plugin's
 // package), so the hub's binary links neither SwiftNIO nor an HTTP client; these run them.
-let pluginHelperCommands: [any ParsableCommand.Type] = [FlicHelper.self, HueHelper.self]
+let pluginHelperCommands: [any ParsableCommand.Type] = [FlicHelper.self, HueHelper.self, HomeKitHelper.self]
 
 struct FlicHelper: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -24,6 +25,44 @@ struct HueHelper: ParsableCommand {
   @Argument(parsing: .captureForPassthrough, help: "pair BRIDGE, and its options") var arguments: [String] = []
 
   func run() throws { try PluginHelper.exec("patchbay-hue", package: "patchbay-plugin-hue", arguments) }
+}
+
+struct HomeKitHelper: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "homekit",
+    abstract: "A HomeKit bridge's setup code and QR code, pairings and reset (runs patchbay-homekit: "
+      + "setup INSTANCE, pairings INSTANCE [--remove ID], reset INSTANCE [--yes]; --config FILE).")
+  @Argument(parsing: .captureForPassthrough, help: "setup | pairings | reset, INSTANCE, and their options")
+  var arguments: [String] = []
+
+  /// Finds the instance's state directory in the config (`--config`, else the default) and passes it on.
+  func run() throws {
+    var passed = arguments
+    var configFile = Defaults.mainConfigFile
+    if let flag = passed.firstIndex(where: { $0 == "--config" || $0 == "-c" }), flag + 1 < passed.count {
+      configFile = passed[flag + 1]
+      passed.removeSubrange(flag...(flag + 1))
+    }
+    let positional = passed.filter { !$0.hasPrefix("-") }
+    if positional.count >= 2, !passed.contains("--state-directory") {
+      let config: HubConfig
+      switch ConfigLoader.isolated.load(mainFile: configFile) {
+      case .success(let loaded): config = loaded
+      case .failure(let errors):
+        printError(errors.description)
+        throw ExitCode(1)
+      }
+      let bridges = config.instances.filter { $0.plugin == "homekit" }.map(\.name)
+      guard bridges.contains(positional[1]) else {
+        printError(
+          "\(configFile): no homekit instance '\(positional[1])' (homekit instances: "
+            + (bridges.isEmpty ? "none" : bridges.joined(separator: ", ")) + ")")
+        throw ExitCode(1)
+      }
+      passed += ["--state-directory", config.hub.stateDirectory]
+    }
+    try PluginHelper.exec("patchbay-homekit", package: "patchbay-plugin-homekit", passed)
+  }
 }
 
 enum PluginHelper {

@@ -11,13 +11,13 @@ import PatchbayPluginKit
 /// - `accessory-ids.json`: every aid and iid given out, the config number.
 /// A missing file is created; a file that cannot be read is an error naming it, never replaced:
 /// a new identity is a new bridge to every controller (rooms, scenes and automations lost).
-struct BridgeIdentityStore: Sendable {
-  struct Identity: Codable, Equatable, Sendable {
-    var deviceID: String
-    var signingKey: String
-    var setupCode: String
-    var setupID: String
-    var port: Int?
+package struct BridgeIdentityStore: Sendable {
+  package struct Identity: Codable, Equatable, Sendable {
+    package var deviceID: String
+    package var signingKey: String
+    package var setupCode: String
+    package var setupID: String
+    package var port: Int?
 
     enum CodingKeys: String, CodingKey {
       case deviceID = "device_id"
@@ -29,30 +29,32 @@ struct BridgeIdentityStore: Sendable {
   }
 
   /// A file of the store that exists but cannot be used.
-  struct Corrupt: Error, CustomStringConvertible {
+  package struct Corrupt: Error, CustomStringConvertible {
     var path: String
     var problem: String
-    var description: String {
+    package var description: String {
       "\(path) cannot be read (\(problem)); it is the bridge's identity, so it is not replaced with a new one "
         + "(every controller would have to pair again and Home would lose its rooms and automations). "
         + "Restore it from a backup, or run 'patchbay homekit reset INSTANCE' to start over as a new bridge"
     }
   }
 
-  static let identityFile = "identity.json"
-  static let pairingsFile = "pairings.json"
-  static let identifiersFile = "accessory-ids.json"
+  package static let identityFile = "identity.json"
+  package static let pairingsFile = "pairings.json"
+  package static let identifiersFile = "accessory-ids.json"
 
-  let directory: String
+  package let directory: String
 
-  var identityPath: String { directory + "/" + Self.identityFile }
-  var pairingsPath: String { directory + "/" + Self.pairingsFile }
-  var identifiersPath: String { directory + "/" + Self.identifiersFile }
+  package init(directory: String) { self.directory = directory }
+
+  package var identityPath: String { directory + "/" + Self.identityFile }
+  package var pairingsPath: String { directory + "/" + Self.pairingsFile }
+  package var identifiersPath: String { directory + "/" + Self.identifiersFile }
 
   // MARK: Identity
 
   /// The stored identity, or a new one (stored at once) when there is none yet.
-  func loadOrCreateIdentity() throws -> Identity {
+  package func loadOrCreateIdentity() throws -> Identity {
     if let stored = try read(Identity.self, from: identityPath) {
       guard let raw = Data(base64Encoded: stored.signingKey), raw.count == 32,
         (try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)) != nil
@@ -70,17 +72,37 @@ struct BridgeIdentityStore: Sendable {
     return identity
   }
 
-  func save(_ identity: Identity) throws { try write(identity, to: identityPath) }
+  /// The stored identity; nil before the bridge first started.
+  package func loadIdentity() throws -> Identity? { try read(Identity.self, from: identityPath) }
 
-  static func accessoryIdentity(_ identity: Identity) throws -> HAPAccessoryIdentity {
+  package func save(_ identity: Identity) throws { try write(identity, to: identityPath) }
+
+  package static func accessoryIdentity(_ identity: Identity) throws -> HAPAccessoryIdentity {
     let key = try Curve25519.Signing.PrivateKey(rawRepresentation: Data(base64Encoded: identity.signingKey) ?? Data())
     return HAPAccessoryIdentity(deviceID: identity.deviceID, signingKey: key)
   }
 
+  /// `patchbay homekit reset`: forgets every pairing and takes a new device id and key (to
+  /// controllers, a new bridge), keeping the setup code, setup id, port and every aid/iid. Also
+  /// the way out of a damaged identity or pairings file.
+  package func startOver() throws -> Identity {
+    let old = try? read(Identity.self, from: identityPath)
+    let generated = HAPAccessoryIdentity.generate()
+    let identity = Identity(
+      deviceID: generated.deviceID, signingKey: generated.signingKey.rawRepresentation.base64EncodedString(),
+      setupCode: old.map(\.setupCode).flatMap { HAPSetupCode($0) }?.description ?? HAPSetupCode.generate().description,
+      setupID: old?.setupID ?? hapGenerateSetupID(), port: old?.port)
+    try save(HAPPairingState())
+    try save(identity)
+    return identity
+  }
+
   // MARK: Pairings
 
-  func loadPairings() throws -> HAPPairingState { try read(HAPPairingState.self, from: pairingsPath) ?? .init() }
-  func save(_ pairings: HAPPairingState) throws { try write(pairings, to: pairingsPath) }
+  package func loadPairings() throws -> HAPPairingState {
+    try read(HAPPairingState.self, from: pairingsPath) ?? .init()
+  }
+  package func save(_ pairings: HAPPairingState) throws { try write(pairings, to: pairingsPath) }
 
   // MARK: Ids
 

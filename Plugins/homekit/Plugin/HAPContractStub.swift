@@ -171,3 +171,10 @@ public final class HAPServer: Sendable {
   public var connectionCount: Int { 0 }
   public func stop() async {}
 }
+
+public func hapSetupURI(code: HAPSetupCode, setupID: String, category: HAPCategory) -> String {
+  let digits = UInt64(code.description.filter(\.isNumber))!
+  let payload = UInt64(category.rawValue) << 31 | 2 << 27 | digits
+  let text = String(payload, radix: 36, uppercase: true)
+  return "X-HM://" + String(repeating: "0", count: max(0, 9 - text.count)) + text + setupID
+}

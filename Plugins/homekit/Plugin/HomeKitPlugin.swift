@@ -63,6 +63,11 @@ final class HomeKitPlugin: PatchbayPlugin {
     let outputs = self.outputs
     let status = pairingStatus
     let setupCode = config.setupCode ?? HAPSetupCode(identity.setupCode)!
+    if setupCode.description != identity.setupCode {
+      // The config's code is the one in force: `patchbay homekit setup` shows what is stored.
+      identity.setupCode = setupCode.description
+      try store.save(identity)
+    }
     let bridge = BridgeAccessories(
       database: database, accessories: config.accessories,
       publish: { value, name in
