@@ -403,7 +403,11 @@ let package = Package(
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
     // HAP against a real controller (aiohomekit from PyPI, in a cached virtual environment).
-    .testTarget(name: "HAPTests", dependencies: ["HAP", "PatchbayTestSupport"], swiftSettings: strict),
+    .testTarget(
+      name: "HAPTests",
+      dependencies: [
+        "HAP", "PatchbayTestSupport", "ChildProcesses", .product(name: "NIOPosix", package: "swift-nio"),
+      ], exclude: ["Scripts"], swiftSettings: strict),
     // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
     .testTarget(
       name: "HAPDiscoveryTests", dependencies: ["HAPDiscovery", "PatchbayTestSupport"], swiftSettings: strict),
