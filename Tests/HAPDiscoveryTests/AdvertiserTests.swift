@@ -145,5 +145,40 @@ extension AvahiInProcessTests {
         return names.isSuperset(of: ["Patchbay Test", "Patchbay Test #2"])
       }
     }
+
+    @Test func aNameTakenByAnotherHostIsReplacedByAvahisAlternative() throws {
+      let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
+      let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
+      // Another accessory on the link (python-zeroconf in the peer namespace) holds the name.
+      let (executable, arguments) = avahi.inPeerNamespace(
+        python.python, ["-c", Self.otherAccessory, "Patchbay Test", avahi.peerAddress])
+      let other = try ChildProcess(executable, arguments, keepInputOpen: true)
+      defer { _ = try? other.terminate() }
+      try other.waitForLine(containing: "registered", within: 60)
+      let log = CollectedLog()
+      let advertiser = HAPAdvertiser(name: "Patchbay Test", port: 51826, txt: record(), logger: log.logger)
+      defer { advertiser.stop() }
+      advertiser.start()
+      try waitForState(advertiser, .advertising("Patchbay Test #2"))
+      #expect(
+        log.count(containing: "the name 'Patchbay Test' is taken on the network; advertising as 'Patchbay Test #2'")
+          == 1)
+    }
+
+    /// Registers `_hap._tcp` NAME at ADDRESS with python-zeroconf and holds it until stdin ends.
+    static let otherAccessory = """
+      import socket, sys
+      from zeroconf import ServiceInfo, Zeroconf
+      name, address = sys.argv[1], sys.argv[2]
+      zc = Zeroconf(interfaces=[address])
+      info = ServiceInfo("_hap._tcp.local.", name + "._hap._tcp.local.", port=40001,
+                         addresses=[socket.inet_aton(address)], server="other-host.local.",
+                         properties={"id": "00:11:22:33:44:55", "sf": "1", "c#": "1"})
+      zc.register_service(info)
+      print("registered", flush=True)
+      sys.stdin.read()
+      zc.unregister_service(info)
+      zc.close()
+      """
   }
 }
