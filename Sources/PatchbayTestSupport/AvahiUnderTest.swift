@@ -143,6 +143,17 @@ public final class AvahiUnderTest: Sendable {
     (Self.ip, ["netns", "exec", responderNamespace, executable] + arguments)
   }
 
+  /// Starts a program in the responder's namespace with the bus address in its environment:
+  /// a hub (or any server) there listens on `responderAddress`, the address avahi-daemon
+  /// announces, so controllers in the peer namespace reach what they discovered.
+  /// (`HubUnderTest` writes the config and talks to the control socket, a path, from anywhere.)
+  public func startInResponderNamespace(
+    _ executable: String, _ arguments: [String], environment extra: [String: String] = [:]
+  ) throws -> ChildProcess {
+    let (command, commandArguments) = inResponderNamespace(executable, arguments)
+    return try ChildProcess(command, commandArguments, environment: environment.merging(extra) { $1 })
+  }
+
   /// The command line that runs `executable` in the controllers' namespace (another host).
   public func inPeerNamespace(_ executable: String, _ arguments: [String]) -> (String, [String]) {
     (Self.ip, ["netns", "exec", peerNamespace, executable] + arguments)
