@@ -267,7 +267,7 @@ let package = Package(
     .target(
       name: "HomeKitPlugin",
       dependencies: [
-        "HAP", "PatchbayPluginKit", "PatchbayValues",
+        "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -431,7 +431,11 @@ let package = Package(
     // A real hub and a real patchbay-web over HTTP (curl) and headless Chromium.
     // Its Scripts drive Chromium through Selenium and parse /metrics with prometheus_client (python3).
     // HAP against a real controller (aiohomekit from PyPI, in a cached virtual environment).
-    .testTarget(name: "HAPTests", dependencies: ["HAP", "PatchbayTestSupport"], swiftSettings: strict),
+    .testTarget(
+      name: "HAPTests",
+      dependencies: [
+        "HAP", "PatchbayTestSupport", "ChildProcesses", .product(name: "NIOPosix", package: "swift-nio"),
+      ], exclude: ["Scripts"], swiftSettings: strict),
     // The homekit bridge plugin: config, accessory database, stable ids, identity store, values.
     .testTarget(
       name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],

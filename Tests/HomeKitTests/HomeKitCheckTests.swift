@@ -33,7 +33,7 @@ struct HomeKitCheckTests {
       ),
       ("setup_code = \"123-45-678\"\n" + valid, "setup_code"),
       ("setup_code = \"000-00-000\"\n" + valid, "setup_code"),
-      ("setup_code = \"1234-5678\"\n" + valid, "setup_code must be"),
+      ("setup_code = \"1234-5678\"\n" + valid, "setup_code a setup code is 8 digits written XXX-XX-XXX"),
     ]
     for (body, message) in mistakes {
       let result = try check(body)

@@ -47,6 +47,28 @@ import Testing
     try harness.stop()
   }
 
+  /// Under the unit's /proc (ProcSubset=pid, ProtectProc=invisible: no /proc/net), the
+  /// client's user is still found: root is served, nobody is refused by uid.
+  @Test(.enabled(if: getuid() == 0, "mounting /proc and running curl as nobody need root"))
+  func theUnitsProcSubsetStillNamesTheClient() throws {
+    let harness = try WebHarness()
+    try harness.startHub()
+    let unitProc = [
+      "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+      #"mount -t proc -o subset=pid,hidepid=invisible proc /proc && exec "$@""#, "unit-proc",
+    ]
+    try harness.startWeb(launcher: unitProc)
+    #expect(try HTTPCall.get(harness.base + "/api/status").status == 200)
+    let nobody = try runProgram(
+      "/usr/bin/setpriv",
+      [
+        "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", "/usr/bin/env", "curl", "-s", "-S",
+        "--max-time", "30", harness.base + "/api/session",
+      ], within: 60)
+    #expect(nobody.output.contains("uid 65534"), "\(nobody.output)")
+    try harness.stop()
+  }
+
   /// Wrong tokens shut the address out of the login form for a growing time (429 with
   /// Retry-After), the right token included while it lasts, and the log says so.
   @Test func wrongTokensAreThrottledPerAddress() throws {

@@ -1,4 +1,5 @@
 import HAP
+import HAPDiscovery
 import Logging
 import NIOCore
 import NIOPosix
@@ -21,6 +22,7 @@ final class HomeKitPlugin: PatchbayPlugin {
     var bridge: BridgeAccessories
     var server: HAPServer
     var eventLoops: MultiThreadedEventLoopGroup
+    var advertiser: Advertisement
   }
 
   init(context: PluginContext) throws {
@@ -68,6 +70,7 @@ final class HomeKitPlugin: PatchbayPlugin {
       identity.setupCode = setupCode.description
       try store.save(identity)
     }
+    let advertisement = Advertisement()
     let bridge = BridgeAccessories(
       database: database, accessories: config.accessories,
       publish: { value, name in
@@ -77,6 +80,7 @@ final class HomeKitPlugin: PatchbayPlugin {
       pairingsChanged: { state in
         try store.save(state)
         context.publish(.text(Self.pairingText(state, setupCode: setupCode)), on: status)
+        advertisement.pairingChanged(isPaired: state.isPaired)
       })
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var logger = Logger(label: "homekit")
@@ -87,7 +91,7 @@ final class HomeKitPlugin: PatchbayPlugin {
         host: "::", port: config.port ?? identity.port ?? 0),
       delegate: bridge, group: eventLoops, logger: logger)
     bridge.connect(server)
-    running = Running(bridge: bridge, server: server, eventLoops: eventLoops)
+    running = Running(bridge: bridge, server: server, eventLoops: eventLoops, advertiser: advertisement)
     context.publish(.text(Self.pairingText(pairings, setupCode: setupCode)), on: status)
 
     let port: Int
@@ -102,6 +106,15 @@ final class HomeKitPlugin: PatchbayPlugin {
       identity.port = port
       try store.save(identity)
     }
+    // Home finds the bridge by mDNS: `_hap._tcp` through avahi-daemon (without one, the
+    // advertiser says so in the log and registers once it appears; connections work meanwhile).
+    advertisement.start(
+      name: bridgeName, port: port,
+      txt: HAPTXTRecord(
+        configurationNumber: identifiers.configNumber, deviceID: identity.deviceID, model: "patchbay",
+        discoverable: !pairings.isPaired, category: HAPCategory.bridge.rawValue,
+        setupHash: hapSetupHash(setupID: identity.setupID, deviceID: identity.deviceID)),
+      logger: logger)
     context.log(
       .info,
       "HomeKit bridge '\(bridgeName)' (\(identity.deviceID)) on port \(port), \(config.accessories.count) accessories, "
@@ -124,6 +137,7 @@ final class HomeKitPlugin: PatchbayPlugin {
     guard let running else { return }
     self.running = nil
     running.bridge.connect(nil)
+    running.advertiser.stop()
     AsyncBridge.wait { await running.server.stop() }
     try? running.eventLoops.syncShutdownGracefully()
   }

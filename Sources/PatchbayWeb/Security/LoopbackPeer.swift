@@ -12,7 +12,7 @@ import NIOCore
 /// socket directly: root, patchbay-web's own user, or a member of the socket's group. Anyone
 /// else needs the token, as over the network.
 ///
-/// The client's user comes from the kernel's table of TCP sockets (/proc/net/tcp, tcp6): the
+/// The client's user comes from the kernel's table of TCP sockets (/proc/self/net/tcp, tcp6): the
 /// row whose local end is the client's address and whose remote end is ours names its owner.
 /// In a user namespace of its own (systemd's `PrivateUsers=yes`) users it does not map show as
 /// the overflow user (nobody): they are refused, which is the safe way to be wrong.
@@ -20,7 +20,9 @@ enum LoopbackPeer {
   /// The uid owning the client's socket of this connection; nil when it cannot be found.
   static func user(remote: SocketAddress?, local: SocketAddress?) -> uid_t? {
     guard let remote, let local, let remoteKey = key(remote), let localKey = key(local) else { return nil }
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+    // /proc/self/net, not /proc/net: the unit's ProcSubset=pid hides /proc/net (a link into
+    // /proc/self), and every client would then be an unknown user, refused.
+    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
       guard let text = wholeFile(table) else { continue }
       for line in text.split(separator: "\n").dropFirst() {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)

@@ -1,0 +1,106 @@
+/// Our small HTTP/1.1 request parser: request line, headers, a `Content-Length` body (no
+/// chunked bodies: controllers do not send them). Bytes come in as they arrive; complete
+/// requests come out. Every failure is final for the connection.
+public struct HTTPRequestParser: Sendable {
+  public static let maximumHeaderLength = 8 * 1024
+  public static let maximumBodyLength = 64 * 1024
+
+  public enum Failure: Error, Hashable, Sendable {
+    /// 400: not a request we can read.
+    case malformed(String)
+    /// 431: the request line and headers exceed 8 KiB.
+    case headerTooLarge
+    /// 413: the body exceeds 64 KiB.
+    case bodyTooLarge(Int)
+
+    public var status: Int {
+      switch self {
+      case .malformed: 400
+      case .headerTooLarge: 431
+      case .bodyTooLarge: 413
+      }
+    }
+  }
+
+  private var buffer: [UInt8] = []
+
+  public init() {}
+
+  /// Adds bytes and returns every request they complete.
+  public mutating func append(_ bytes: [UInt8]) throws(Failure) -> [HTTPRequest] {
+    buffer += bytes
+    var requests: [HTTPRequest] = []
+    while let request = try next() { requests.append(request) }
+    return requests
+  }
+
+  /// The fuzzable entry point: every request in `bytes`, or the failure.
+  public static func parse(_ bytes: [UInt8]) throws(Failure) -> [HTTPRequest] {
+    var parser = HTTPRequestParser()
+    return try parser.append(bytes)
+  }
+
+  private mutating func next() throws(Failure) -> HTTPRequest? {
+    guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: Self.maximumHeaderLength + 4) else {
+      if buffer.count > Self.maximumHeaderLength { throw .headerTooLarge }
+      return nil
+    }
+    guard headerEnd <= Self.maximumHeaderLength else { throw .headerTooLarge }
+    guard let head = String(validating: buffer[0..<headerEnd], as: UTF8.self) else {
+      throw .malformed("header is not UTF-8")
+    }
+    var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+    guard !lines.isEmpty else { throw .malformed("no request line") }
+    let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+    guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1."), !requestLine[0].isEmpty,
+      requestLine[1].hasPrefix("/")
+    else { throw .malformed("bad request line") }
+    var headers: [String: String] = [:]
+    for line in lines {
+      guard let colon = line.firstIndex(of: ":") else { throw .malformed("header without a colon") }
+      let name = line[..<colon].lowercased()
+      guard !name.isEmpty, !name.contains(" ") else { throw .malformed("bad header name") }
+      headers[name] = line[line.index(after: colon)...].trimmingSpaces
+    }
+    if let encoding = headers["transfer-encoding"], encoding.lowercased() != "identity" {
+      throw .malformed("transfer-encoding \(encoding) is not supported")
+    }
+    var length = 0
+    if let text = headers["content-length"] {
+      guard let value = Int(text), value >= 0 else { throw .malformed("bad content-length") }
+      length = value
+    }
+    guard length <= Self.maximumBodyLength else { throw .bodyTooLarge(length) }
+    let bodyStart = headerEnd + 4
+    guard buffer.count - bodyStart >= length else { return nil }
+    let body = Array(buffer[bodyStart..<bodyStart + length])
+    buffer.removeFirst(bodyStart + length)
+    let target = requestLine[1]
+    let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    let query: [(String, String)] =
+      pathPart.count > 1
+      ? pathPart[1].split(separator: "&").map { item in
+        let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+      } : []
+    return HTTPRequest(
+      method: String(requestLine[0]), path: String(pathPart[0]), query: query, headers: headers, body: body)
+  }
+
+  private static func find(_ needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    let end = min(haystack.count - needle.count, limit)
+    var index = 0
+    while index <= end {
+      if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+      index += 1
+    }
+    return nil
+  }
+}
+
+extension Substring {
+  var trimmingSpaces: String {
+    String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+  }
+}

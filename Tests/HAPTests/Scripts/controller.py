@@ -1,0 +1,152 @@
+"""A HomeKit controller for the HAP tests: aiohomekit 4.0.1 (the library Home Assistant
+uses), driven line by line. Each stdin line is a JSON command; each answer is one JSON line
+{"ok": ...} or {"error": "<ExceptionName>", "message": ...}; events arrive as {"event": ...}
+lines at any time. No mDNS: the accessory's host and port are given on the command line.
+
+Usage: controller.py HOST PORT
+"""
+
+import asyncio
+import json
+import sys
+import uuid
+
+from aiohomekit.characteristic_cache import CharacteristicCacheMemory
+from aiohomekit.controller.ip.connection import HomeKitConnection
+from aiohomekit.controller.ip.pairing import IpPairing
+from aiohomekit.protocol import perform_pair_setup_part1, perform_pair_setup_part2
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+HOST, PORT = sys.argv[1], int(sys.argv[2])
+
+
+class Controller:
+    """What IpPairing needs of a controller: a characteristic cache."""
+
+    def __init__(self):
+        self._char_cache = CharacteristicCacheMemory()
+        self.pairings = {}
+
+
+def say(obj):
+    print(json.dumps(obj), flush=True)
+
+
+controller = Controller()
+pairings = {}  # name -> IpPairing
+
+
+async def run_setup(connection, state_machine):
+    request, expected = state_machine.send(None)
+    while True:
+        try:
+            response = await connection.post_tlv("/pair-setup", body=request, expected=expected)
+            request, expected = state_machine.send(response)
+        except StopIteration as result:
+            return result.value
+
+
+async def pair(pin):
+    """Pair-setup exactly as aiohomekit's IpDiscovery does it."""
+    connection = HomeKitConnection(None, [HOST], PORT)
+    try:
+        await connection.ensure_connection()
+        salt, public_key = await run_setup(connection, perform_pair_setup_part1(False))
+        data = await run_setup(connection, perform_pair_setup_part2(pin, str(uuid.uuid4()), salt, public_key))
+    finally:
+        await connection.close()
+    data.update({"AccessoryIP": HOST, "AccessoryIPs": [HOST], "AccessoryPort": PORT, "Connection": "IP"})
+    return data
+
+
+def open_pairing(name, data):
+    pairing = IpPairing(controller, data)
+    pairing.dispatcher_connect(lambda event, name=name: say({"event": name, "values": encode(event)}))
+    pairings[name] = pairing
+    return pairing
+
+
+def encode(result):
+    """(aid, iid) keys as "aid.iid"."""
+    return {f"{aid}.{iid}": value for (aid, iid), value in result.items()}
+
+
+def ids(command):
+    return [tuple(item) for item in command["ids"]]
+
+
+async def handle(command):
+    cmd = command["cmd"]
+    name = command.get("name", "admin")
+    if cmd == "pair":
+        data = await pair(command["pin"])
+        open_pairing(name, data)
+        return data
+    if cmd == "load":
+        open_pairing(name, command["data"])
+        return True
+    pairing = pairings[name]
+    if cmd == "accessories":
+        return await pairing.list_accessories_and_characteristics()
+    if cmd == "get":
+        return encode(await pairing.get_characteristics(ids(command)))
+    if cmd == "put":
+        return encode(await pairing.put_characteristics([tuple(item) for item in command["values"]]))
+    if cmd == "put_raw":
+        # A PUT /characteristics body as given (for "r", timed writes and "ev").
+        response = await pairing.connection.put_json("/characteristics", command["body"])
+        return response
+    if cmd == "prepare":
+        return await pairing.connection.put_json("/prepare", command["body"])
+    if cmd == "subscribe":
+        return encode(await pairing._update_subscriptions(ids(command), True))
+    if cmd == "list_pairings":
+        return await pairing.list_pairings()
+    if cmd == "add_controller":
+        # A second controller: its own key pair and pairing id, added by this one.
+        key = ed25519.Ed25519PrivateKey.generate()
+        public = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+        private = key.private_bytes(
+            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+        ).hex()
+        identifier = str(uuid.uuid4())
+        await pairing.add_pairing(identifier, public, command.get("permissions", "User"))
+        data = dict(pairing.pairing_data)
+        data.update({"iOSPairingId": identifier, "iOSDeviceLTSK": private, "iOSDeviceLTPK": public})
+        return data
+    if cmd == "remove_pairing":
+        return await pairing.remove_pairing(command["id"])
+    if cmd == "wait_closed":
+        # Whether the accessory closed this controller's session.
+        for _ in range(600):
+            if not pairing.connection.is_connected:
+                return True
+            await asyncio.sleep(0.05)
+        return False
+    if cmd == "raw_write":
+        # Bytes straight onto the (encrypted) session's socket, then wait for the close.
+        pairing.connection.transport.write(bytes.fromhex(command["hex"]))
+        return True
+    if cmd == "close":
+        await pairing.close()
+        return True
+    raise ValueError("unknown command " + cmd)
+
+
+async def main():
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    say({"ready": True})
+    while line := await reader.readline():
+        command = json.loads(line)
+        try:
+            say({"ok": await handle(command)})
+        except Exception as error:  # every failure is an answer, named by its type
+            say({"error": type(error).__name__, "message": str(error)})
+    for pairing in pairings.values():
+        await pairing.close()
+
+
+asyncio.run(main())
