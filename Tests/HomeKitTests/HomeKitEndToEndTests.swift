@@ -1,0 +1,187 @@
+import ChildProcesses
+import Foundation
+import PatchbayTestSupport
+import Synchronization
+import Testing
+
+/// The whole bedside path with a real controller: a flicd simulator -> the flic plugin -> a
+/// route -> the homekit plugin (its own process under `patchbay run`) -> HAP -> aiohomekit, and
+/// back: aiohomekit's writes arrive on the instance's output ports (recorded by a probe).
+@Suite(.serialized) struct HomeKitEndToEndTests {
+  let hub: HubUnderTest
+  let bedside = "80:e4:da:71:b6:8e"
+
+  init() throws { hub = try HubUnderTest("patchbay-homekit", plugins: ["homekit", "flic", "example-swift"]) }
+
+  var probePath: String { hub.path + "/probe.jsonl" }
+  var bridgeState: String { hub.stateDirectory + "/instances/homekit" }
+
+  func startHub(flicdPort: Int) throws {
+    try hub.writeConfig(
+      """
+      [instances.buttons]
+      plugin = "flic"
+      port = \(flicdPort)
+      click_events = "single_double_hold"
+      [[instances.buttons.buttons]]
+      name = "bedside"
+      address = "\(bedside)"
+
+      [instances.homekit]
+      plugin = "homekit"
+      name = "Bedroom"
+      [[instances.homekit.accessories]]
+      name = "Bedside button"
+      service = "programmable_switch"
+      [[instances.homekit.accessories]]
+      name = "Lamp"
+      service = "lightbulb"
+      [[instances.homekit.accessories]]
+      name = "Heater"
+      service = "switch"
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(probePath)"
+      ports = [{ name = "heater_on", type = "bool", kind = "state" },
+               { name = "lamp_light", type = "light", kind = "event" }]
+
+      [[routes]]
+      from = "buttons.bedside.button"
+      to = "homekit.bedside_button.button"
+      [[routes]]
+      from = "homekit.heater.on.set"
+      to = "probe.heater_on"
+      [[routes]]
+      from = "homekit.lamp.light.set"
+      to = "probe.lamp_light"
+      """)
+    try hub.start()
+    try hub.waitUntilRunning("homekit", "buttons", "probe")
+  }
+
+  /// The port the bridge logged it listens on (the latest start).
+  func bridgePort() throws -> Int {
+    var port: Int?
+    try eventually("the bridge's port in the log:\n\(hub.log)") {
+      port = hub.log.split(separator: "\n").last { $0.contains("HomeKit bridge 'Bedroom'") && $0.contains(" on port ") }
+        .flatMap { line in
+          line.range(of: " on port ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+        }
+      return port != nil
+    }
+    return port!
+  }
+
+  func identity() throws -> [String: Any] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: bridgeState + "/identity.json"))
+    return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+  }
+
+  func recorded() -> [String] {
+    ((try? String(contentsOfFile: probePath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// aid of the accessory named `name` and the iid of its characteristic of `type` (short form).
+  static func id(_ accessories: [[String: Any]], name: String, type: String) -> [Int]? {
+    for accessory in accessories {
+      let services = accessory["services"] as? [[String: Any]] ?? []
+      let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
+      guard characteristics.contains(where: { Self.short($0["type"]) == "23" && $0["value"] as? String == name })
+      else { continue }
+      for characteristic in characteristics where Self.short(characteristic["type"]) == type {
+        return [accessory["aid"] as! Int, characteristic["iid"] as! Int]
+      }
+    }
+    return nil
+  }
+
+  /// "00000073-0000-1000-8000-0026BB765291" or "73" -> "73".
+  static func short(_ type: Any?) -> String {
+    let text = (type as? String ?? "").uppercased()
+    guard text.hasSuffix("-0000-1000-8000-0026BB765291") else { return text }
+    let head = text.prefix(8).drop { $0 == "0" }
+    return head.isEmpty ? "0" : String(head)
+  }
+
+  /// Every (aid.iid -> iid-level dictionary) of the accessory database, for comparing ids.
+  static func ids(_ accessories: [[String: Any]]) -> [String] {
+    accessories.flatMap { accessory in
+      (accessory["services"] as? [[String: Any]] ?? []).flatMap { service in
+        (service["characteristics"] as? [[String: Any]] ?? []).map {
+          "\(accessory["aid"]!).\($0["iid"]!) \(short($0["type"]))"
+        }
+      }
+    }.sorted()
+  }
+
+  @Test func pairPressWriteEventAndRestartKeepsPairingAndIds() throws {
+    let simulator = try SimulatorUnderTest(
+      .flicd, directory: hub.directory, arguments: ["--button", "\(bedside)=bedside"])
+    try startHub(flicdPort: simulator.port)
+    let port = try bridgePort()
+    let code = try #require(try identity()["setup_code"] as? String)
+
+    let controller = try AiohomekitController(port: port)
+    let pairing = try #require(try controller.send(["cmd": "pair", "pin": code]) as? [String: Any])
+    let accessories = try #require(try controller.send(["cmd": "accessories"]) as? [[String: Any]])
+    #expect(accessories.count == 4)
+    let button = try #require(Self.id(accessories, name: "Bedside button", type: "73"))
+    let lampOn = try #require(Self.id(accessories, name: "Lamp", type: "25"))
+    let heaterOn = try #require(Self.id(accessories, name: "Heater", type: "25"))
+    #expect(button[0] == 2 && lampOn[0] == 3 && heaterOn[0] == 4)
+    #expect(try controller.send(["cmd": "subscribe", "ids": [button, lampOn]]) is [String: Any])
+
+    // Flic presses arrive as ProgrammableSwitchEvent 0, 1, 2, once each.
+    try simulator.control("wait-channel \(bedside) 60")
+    let key = "\(button[0]).\(button[1])"
+    for (gesture, count) in [("single", 1), ("double", 2), ("hold", 3)] {
+      try simulator.control("press \(bedside) \(gesture)")
+      try eventually("\(count) button events; events: \(controller.events)\nhub:\n\(hub.log)") {
+        controller.values(of: key).count == count
+      }
+    }
+    #expect(controller.values(of: key) == ["0", "1", "2"])
+
+    // A controller's write -> the instance's output port (routed to the probe).
+    try controller.send(["cmd": "put", "values": [[heaterOn[0], heaterOn[1], true]]])
+    try eventually("heater on recorded: \(recorded())") {
+      recorded().contains(#"{"port":"heater_on","value":true}"#)
+    }
+    try controller.send(["cmd": "put", "values": [[lampOn[0], lampOn[1], true]]])
+    try eventually("lamp light recorded: \(recorded())") {
+      recorded().contains(#"{"port":"lamp_light","value":{"on":true}}"#)
+    }
+    // An invalid write: -70410, and the bridge keeps running.
+    let brightness = try #require(Self.id(accessories, name: "Lamp", type: "8"))
+    let refused = try controller.send(["cmd": "put", "values": [[brightness[0], brightness[1], 150]]])
+    #expect("\(refused)".contains("-70410"), "\(refused)")
+
+    // A hub value -> an event at the controller.
+    try hub.send("homekit.lamp.on", "false")
+    let lampKey = "\(lampOn[0]).\(lampOn[1])"
+    try eventually("the lamp's event; events: \(controller.events)") {
+      controller.values(of: lampKey).contains("0") || controller.values(of: lampKey).contains("false")
+    }
+
+    // Restart the hub (and so the plugin): the stored pairing still verifies, ids, c# and port stay.
+    let before = Self.ids(accessories)
+    let configNumber = try Self.configNumber(bridgeState)
+    try controller.send(["cmd": "close"])
+    #expect(try hub.stop() == 0)
+    try startHub(flicdPort: simulator.port)
+    #expect(try bridgePort() == port)
+    let again = try AiohomekitController(port: port)
+    try again.send(["cmd": "load", "data": pairing])
+    let reloaded = try #require(try again.send(["cmd": "accessories"]) as? [[String: Any]])
+    #expect(Self.ids(reloaded) == before)
+    #expect(try Self.configNumber(bridgeState) == configNumber)
+    print("aiohomekit transcript:\n\(controller.transcript)\n\(again.transcript)")
+  }
+
+  static func configNumber(_ directory: String) throws -> Int {
+    let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/accessory-ids.json"))
+    let object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+    return object["configNumber"] as! Int
+  }
+}
