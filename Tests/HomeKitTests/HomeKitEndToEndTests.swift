@@ -176,6 +176,13 @@ import Testing
     let reloaded = try #require(try again.send(["cmd": "accessories"]) as? [[String: Any]])
     #expect(Self.ids(reloaded) == before)
     #expect(try Self.configNumber(bridgeState) == configNumber)
+    // What the controller wrote before the restart is what it reads after it (the .set output
+    // mirrors the input: the hub gives the plugin that value back, never the older one).
+    var heater = ""
+    try eventually("the heater still on after the restart: \(heater)\nhub:\n\(hub.log)") {
+      heater = "\(try again.send(["cmd": "get", "ids": [heaterOn]]))"
+      return heater.contains(#""value": 1"#)
+    }
     print("aiohomekit transcript:\n\(controller.transcript)\n\(again.transcript)")
   }
 

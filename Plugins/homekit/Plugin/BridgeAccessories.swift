@@ -18,6 +18,8 @@ final class BridgeAccessories: HAPAccessoryDelegate {
   typealias PairingsChanged = @Sendable (HAPPairingState) throws -> Void
   typealias Publish = @Sendable (Value, String) -> Void
   typealias Log = @Sendable (String) -> Void
+  /// Controllers' writes, to keep (a hub restart must not undo what the user did in Home).
+  typealias WritesChanged = @Sendable ([HAPCharacteristicID: JSONValue]) -> Void
 
   let database: AccessoryDatabase
   let ports: [AccessoryPorts]
@@ -26,12 +28,15 @@ final class BridgeAccessories: HAPAccessoryDelegate {
   private let publish: Publish
   private let log: Log
   private let pairingsChanged: PairingsChanged
+  private let writesChanged: WritesChanged?
   private let values: Mutex<[HAPCharacteristicID: JSONValue]>
   private let notifier = Mutex<(any ChangeNotifier)?>(nil)
 
   init(
     database: AccessoryDatabase, accessories: [HomeKitConfig.Accessory], publish: @escaping Publish,
-    log: @escaping Log, pairingsChanged: @escaping PairingsChanged
+    log: @escaping Log, pairingsChanged: @escaping PairingsChanged,
+    restoring written: [HAPCharacteristicID: JSONValue] = [:],
+    writesChanged: WritesChanged? = nil
   ) {
     self.database = database
     ports = accessories.map(AccessoryPorts.init)
@@ -44,7 +49,15 @@ final class BridgeAccessories: HAPAccessoryDelegate {
     for (id, entry) in database.entries where entry.fixedValue == nil && entry.characteristic != .identify {
       initial[id] = entry.characteristic.initialValue
     }
+    // Writable values as controllers last wrote them (kept across restarts); only valid ones.
+    for (id, value) in written {
+      guard let characteristic = database.entries[id]?.characteristic, characteristic.writable,
+        initial[id] != nil, let valid = CharacteristicValue.fromController(value, for: characteristic)
+      else { continue }
+      initial[id] = valid
+    }
     values = Mutex(initial)
+    self.writesChanged = writesChanged
     self.publish = publish
     self.log = log
     self.pairingsChanged = pairingsChanged
@@ -81,6 +94,12 @@ final class BridgeAccessories: HAPAccessoryDelegate {
   /// The current value of a characteristic (tests, status).
   func value(of id: HAPCharacteristicID) -> JSONValue? {
     database.entries[id]?.fixedValue ?? values.withLock { $0[id] }
+  }
+
+  /// The current value of every writable characteristic (what `writesChanged` keeps).
+  var writableValues: [HAPCharacteristicID: JSONValue] {
+    let snapshot = values.withLock { $0 }
+    return snapshot.filter { database.entries[$0.key]?.characteristic.writable == true }
   }
 
   // MARK: HAPAccessoryDelegate
@@ -151,6 +170,7 @@ final class BridgeAccessories: HAPAccessoryDelegate {
       results.append(HAPWriteResult(id: write.id, status: .success, value: write.wantsResponse ? value : nil))
     }
     for (value, port) in publications { publish(value, port) }
+    if !changes.isEmpty, let writesChanged { writesChanged(writableValues) }
     if !changes.isEmpty { notifier.withLock { $0 }?.notify(changes, immediately: false, except: controller) }
     return results
   }

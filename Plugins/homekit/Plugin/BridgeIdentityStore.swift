@@ -8,7 +8,8 @@ import PatchbayPluginKit
 /// - `identity.json`: device id, the Ed25519 long-term secret key (base64 of its 32 raw bytes),
 ///   the setup code (generated once unless the config gives one) and setup id, the port;
 /// - `pairings.json`: the controllers paired (`HAPPairingState`);
-/// - `accessory-ids.json`: every aid and iid given out, the config number.
+/// - `accessory-ids.json`: every aid and iid given out, the config number;
+/// - `written-values.json`: what controllers last wrote (so a hub restart does not undo it).
 /// A missing file is created; a file that cannot be read is an error naming it, never replaced:
 /// a new identity is a new bridge to every controller (rooms, scenes and automations lost).
 package struct BridgeIdentityStore: Sendable {
@@ -42,6 +43,7 @@ package struct BridgeIdentityStore: Sendable {
   package static let identityFile = "identity.json"
   package static let pairingsFile = "pairings.json"
   package static let identifiersFile = "accessory-ids.json"
+  static let valuesFile = "written-values.json"
 
   package let directory: String
 
@@ -50,6 +52,7 @@ package struct BridgeIdentityStore: Sendable {
   package var identityPath: String { directory + "/" + Self.identityFile }
   package var pairingsPath: String { directory + "/" + Self.pairingsFile }
   package var identifiersPath: String { directory + "/" + Self.identifiersFile }
+  var valuesPath: String { directory + "/" + Self.valuesFile }
 
   // MARK: Identity
 
@@ -103,6 +106,24 @@ package struct BridgeIdentityStore: Sendable {
     try read(HAPPairingState.self, from: pairingsPath) ?? .init()
   }
   package func save(_ pairings: HAPPairingState) throws { try write(pairings, to: pairingsPath) }
+
+  // MARK: Written values
+
+  /// What controllers last wrote ("aid.iid" -> value); a damaged file only loses those values.
+  func loadWrittenValues() -> [HAPCharacteristicID: JSONValue] {
+    guard let stored = try? read([String: JSONValue].self, from: valuesPath) else { return [:] }
+    var values: [HAPCharacteristicID: JSONValue] = [:]
+    for (key, value) in stored {
+      let parts = key.split(separator: ".").compactMap { Int($0) }
+      if parts.count == 2 { values[HAPCharacteristicID(aid: parts[0], iid: parts[1])] = value }
+    }
+    return values
+  }
+
+  func saveWrittenValues(_ values: [HAPCharacteristicID: JSONValue]) throws {
+    try write(
+      Dictionary(uniqueKeysWithValues: values.map { ("\($0.key.aid).\($0.key.iid)", $0.value) }), to: valuesPath)
+  }
 
   // MARK: Ids
 

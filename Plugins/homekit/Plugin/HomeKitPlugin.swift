@@ -81,6 +81,12 @@ final class HomeKitPlugin: PatchbayPlugin {
         try store.save(state)
         context.publish(.text(Self.pairingText(state, setupCode: setupCode)), on: status)
         advertisement.pairingChanged(isPaired: state.isPaired)
+      },
+      restoring: store.loadWrittenValues(),
+      writesChanged: { values in
+        do { try store.saveWrittenValues(values) } catch {
+          context.log(.warning, "cannot keep HomeKit's writes: \(error)")
+        }
       })
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var logger = Logger(label: "homekit")
