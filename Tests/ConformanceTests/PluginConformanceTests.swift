@@ -123,7 +123,8 @@ import Testing
   /// Every bundled plugin passes with its shipped example config (etc/plugins/NAME.toml): the
   /// peers it would talk to are absent, which a plugin must survive.
   static let bundled = [
-    "example-c", "example-swift", "flic", "homebridge-websocket", "hue", "party-lights", "schedule", "mqtt", "python",
+    "example-c", "example-swift", "flic", "homebridge-websocket", "homekit", "hue", "party-lights", "schedule", "mqtt",
+    "python",
   ]
 
   @Test(arguments: bundled)
