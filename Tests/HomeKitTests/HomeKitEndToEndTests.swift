@@ -39,12 +39,16 @@ import Testing
       [[instances.homekit.accessories]]
       name = "Heater"
       service = "switch"
+      [[instances.homekit.accessories]]
+      name = "Front door"
+      service = "lock"
 
       [instances.probe]
       plugin = "example-swift"
       record = "\(probePath)"
       ports = [{ name = "heater_on", type = "bool", kind = "state" },
-               { name = "lamp_light", type = "light", kind = "event" }]
+               { name = "lamp_light", type = "light", kind = "event" },
+               { name = "lock_target", type = "integer", kind = "state" }]
 
       [[routes]]
       from = "buttons.bedside.button"
@@ -55,6 +59,9 @@ import Testing
       [[routes]]
       from = "homekit.lamp.light.set"
       to = "probe.lamp_light"
+      [[routes]]
+      from = "homekit.front_door.lock_target_state.set"
+      to = "probe.lock_target"
       """)
     try hub.start()
     try hub.waitUntilRunning("homekit", "buttons", "probe")
@@ -125,7 +132,7 @@ import Testing
     let controller = try AiohomekitController(port: port)
     let pairing = try #require(try controller.send(["cmd": "pair", "pin": code]) as? [String: Any])
     let accessories = try #require(try controller.send(["cmd": "accessories"]) as? [[String: Any]])
-    #expect(accessories.count == 4)
+    #expect(accessories.count == 5)
     let button = try #require(Self.id(accessories, name: "Bedside button", type: "73"))
     let lampOn = try #require(Self.id(accessories, name: "Lamp", type: "25"))
     let heaterOn = try #require(Self.id(accessories, name: "Heater", type: "25"))
@@ -156,6 +163,19 @@ import Testing
     let brightness = try #require(Self.id(accessories, name: "Lamp", type: "8"))
     let refused = try controller.send(["cmd": "put", "values": [[brightness[0], brightness[1], 150]]])
     #expect("\(refused)".contains("-70410"), "\(refused)")
+
+    // The lock's target takes only a timed write: a plain one gets -70410, one inside /prepare's ttl lands.
+    let lockTarget = try #require(Self.id(accessories, name: "Front door", type: "1E"))
+    let plain = try controller.send(["cmd": "put", "values": [[lockTarget[0], lockTarget[1], 1]]])
+    #expect("\(plain)".contains("-70410"), "\(plain)")
+    try controller.send(["cmd": "prepare", "body": ["ttl": 10000, "pid": 4242]])
+    try controller.send([
+      "cmd": "put_raw",
+      "body": ["characteristics": [["aid": lockTarget[0], "iid": lockTarget[1], "value": 1]], "pid": 4242],
+    ])
+    try eventually("lock target recorded: \(recorded())") {
+      recorded().contains(#"{"port":"lock_target","value":1}"#)
+    }
 
     // A hub value -> an event at the controller.
     try hub.send("homekit.lamp.on", "false")
