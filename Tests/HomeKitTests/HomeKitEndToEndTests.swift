@@ -133,6 +133,10 @@ import Testing
     let pairing = try #require(try controller.send(["cmd": "pair", "pin": code]) as? [String: Any])
     let accessories = try #require(try controller.send(["cmd": "accessories"]) as? [[String: Any]])
     #expect(accessories.count == 5)
+    // `patchbay status` says it is paired (before: the setup code).
+    try eventually("status shows the pairing: \((try? hub.cli("status").output) ?? "")") {
+      try hub.cli("status").output.contains("paired with 1 controller")
+    }
     let button = try #require(Self.id(accessories, name: "Bedside button", type: "73"))
     let lampOn = try #require(Self.id(accessories, name: "Lamp", type: "25"))
     let heaterOn = try #require(Self.id(accessories, name: "Heater", type: "25"))
