@@ -173,4 +173,19 @@ struct BridgeAccessoriesTests {
     #expect(await bridge.eventStatus(HAPCharacteristicID(aid: 2, iid: 2)) == .notificationNotSupported)
     #expect(await bridge.eventStatus(HAPCharacteristicID(aid: 77, iid: 1)) == .resourceDoesNotExist)
   }
+
+  @Test func restoresWhatControllersWroteOnlyWhereValid() async {
+    let restored = BridgeAccessories(
+      database: bridge.database, accessories: config.accessories, publish: { _, _ in }, log: { _ in },
+      pairingsChanged: { _ in },
+      restoring: [
+        id("25", 3): .bool(true),  // Heater On: kept
+        id("8", 0): .integer(500),  // Brightness out of range: dropped
+        id("11", 4): .number(30),  // CurrentTemperature is not writable: dropped
+      ])
+    #expect(restored.value(of: id("25", 3)) == .bool(true))
+    #expect(restored.value(of: id("8", 0)) == .integer(0))
+    #expect(restored.value(of: id("11", 4)) == .number(0))
+    #expect(restored.writableValues[id("25", 3)] == .bool(true))
+  }
 }
