@@ -27,10 +27,23 @@ public final class HAPAdvertiser: Sendable {
 
   private let registration: ServiceRegistration
 
-  /// `name` is the instance name (the accessory's name, at most 63 bytes of UTF-8); `port` the
-  /// TCP port the HAP server listens on.
+  /// `name` is the instance name (the accessory's name; a DNS label holds 63 bytes of UTF-8, a
+  /// longer name is cut at a character boundary and logged); `port` the TCP port the HAP server
+  /// listens on.
   public init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
-    registration = ServiceRegistration(name: name, port: port, txt: txt, logger: logger)
+    let label = Self.instanceLabel(name)
+    if label != name { logger.warning("mDNS: the name '\(name)' is longer than 63 bytes; advertising '\(label)'") }
+    registration = ServiceRegistration(name: label, port: port, txt: txt, logger: logger)
+  }
+
+  /// `name` cut to the 63 bytes of a DNS label, at a character boundary.
+  public static func instanceLabel(_ name: String) -> String {
+    var label = ""
+    for character in name {
+      guard label.utf8.count + String(character).utf8.count <= 63 else { break }
+      label.append(character)
+    }
+    return label
   }
 
   /// Connects to avahi-daemon (or starts waiting for it) and registers the service.

@@ -110,6 +110,20 @@ extension AvahiInProcessTests {
       }
     }
 
+    @Test func registersAgainAfterTheBusRestarts() throws {
+      // Avahi's NO_FAIL does not survive a D-Bus restart by itself: the advertiser connects anew.
+      let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
+      let advertiser = HAPAdvertiser(name: "Patchbay Test", port: 51826, txt: record(), logger: CollectedLog().logger)
+      defer { advertiser.stop() }
+      advertiser.start()
+      try waitForState(advertiser, .advertising("Patchbay Test"))
+      try avahi.restartBus()
+      try eventually("avahi-browse shows the bridge after the bus restart; state \(advertiser.state)") {
+        try avahi.browse().contains { $0.name == "Patchbay Test" }
+      }
+      #expect(advertiser.state == .advertising("Patchbay Test"))
+    }
+
     @Test func waitsForAMissingBusThenRegisters() throws {
       // No dbus-daemon yet at the bus address: libavahi-client cannot even connect (NO_FAIL does
       // not cover that); the advertiser watches the socket's folder.
