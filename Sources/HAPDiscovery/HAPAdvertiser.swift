@@ -145,10 +145,7 @@ private final class ServiceRegistration: @unchecked Sendable {
     }
   }
 
-  private var client: OpaquePointer?
-
   private func register(on client: OpaquePointer) {
-    self.client = client
     if group == nil {
       group = avahi_entry_group_new(client, avahiGroupCallback, Unmanaged.passUnretained(self).toOpaque())
     }

@@ -83,10 +83,14 @@ extension AvahiInProcessTests {
         return false
       }
       #expect(log.count(containing: Self.waitingLine) == 1)
+      // A record changed while waiting is the one registered.
+      advertiser.update(txt: record(c: 5))
 
       try avahi.startResponder()
       try waitForState(advertiser, .advertising("Patchbay Test"))
-      try eventually("avahi-browse shows the bridge") { try avahi.browse().contains { $0.name == "Patchbay Test" } }
+      try eventually("avahi-browse shows the bridge with c#=5") {
+        try avahi.browse().contains { $0.name == "Patchbay Test" && $0.txt["c#"] == "5" }
+      }
       // One line for the whole wait, however long it was.
       #expect(log.count(containing: Self.waitingLine) == 1)
     }
