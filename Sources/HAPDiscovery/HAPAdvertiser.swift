@@ -54,6 +54,10 @@ public final class HAPAdvertiser: Sendable {
 
   public var state: State { registration.state }
 
+  /// The state now, then every change (for a status line; read it in a task of your own). The
+  /// stream ends when the advertiser stops.
+  public var stateChanges: AsyncStream<State> { registration.subscribe() }
+
   /// The TXT record last given.
   public var txt: HAPTXTRecord { registration.currentTXT }
 
@@ -66,7 +70,8 @@ public final class HAPAdvertiser: Sendable {
 /// The entry group of one `_hap._tcp` service on an `AvahiConnection`.
 private final class ServiceRegistration: @unchecked Sendable {
   // @unchecked Sendable: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
-  // threaded poll (used on its thread or under its lock); `published` is a Mutex.
+  // threaded poll (used on its thread or under its lock); `published` (with the state's
+  // subscribers) and `lastTXT` are Mutexes.
   private var name: String
   private var txt: HAPTXTRecord
   private let port: Int
@@ -74,7 +79,10 @@ private final class ServiceRegistration: @unchecked Sendable {
   private var connection: AvahiConnection?
   private var group: OpaquePointer?
   private var warnedOfWaiting = false
-  private let published = Mutex<HAPAdvertiser.State>(.stopped)
+  private let published = Mutex<
+    (state: HAPAdvertiser.State, subscribers: [AsyncStream<HAPAdvertiser.State>.Continuation])
+  >(
+    (.stopped, []))
   private let lastTXT: Mutex<HAPTXTRecord>
 
   init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
@@ -85,17 +93,27 @@ private final class ServiceRegistration: @unchecked Sendable {
     lastTXT = Mutex(txt)
     connection = nil
     connection = AvahiConnection { [unowned self] event in self.connectionChanged(event) }
-    if connection == nil { published.withLock { $0 = .failed("Avahi could not make its poll thread") } }
+    if connection == nil { set(.failed("Avahi could not make its poll thread")) }
   }
 
-  var state: HAPAdvertiser.State { published.withLock { $0 } }
+  var state: HAPAdvertiser.State { published.withLock { $0.state } }
+
+  func subscribe() -> AsyncStream<HAPAdvertiser.State> {
+    let (stream, continuation) = AsyncStream<HAPAdvertiser.State>.makeStream()
+    published.withLock { published in
+      continuation.yield(published.state)
+      published.subscribers.append(continuation)
+    }
+    return stream
+  }
   var currentTXT: HAPTXTRecord { lastTXT.withLock { $0 } }
 
   func start() { connection?.start() }
 
   func stop() {
     connection?.stop()
-    published.withLock { $0 = .stopped }
+    set(.stopped)
+    for subscriber in published.withLock({ $0.subscribers }) { subscriber.finish() }
   }
 
   func update(txt newTXT: HAPTXTRecord) {
@@ -117,7 +135,14 @@ private final class ServiceRegistration: @unchecked Sendable {
     }
   }
 
-  private func set(_ state: HAPAdvertiser.State) { published.withLock { $0 = state } }
+  /// Records the state and tells the subscribers of a change (in order: under the Mutex).
+  private func set(_ state: HAPAdvertiser.State) {
+    published.withLock { published in
+      guard published.state != state else { return }
+      published.state = state
+      for subscriber in published.subscribers { subscriber.yield(state) }
+    }
+  }
 
   // On the poll's thread, its lock held.
   private func connectionChanged(_ event: AvahiConnectionEvent) {

@@ -95,10 +95,11 @@ extension AvahiInProcessTests {
       #expect(log.count(containing: Self.waitingLine) == 1)
     }
 
-    @Test func registersAgainAfterTheDaemonRestarts() throws {
+    @Test func registersAgainAfterTheDaemonRestarts() async throws {
       let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
       let advertiser = HAPAdvertiser(name: "Patchbay Test", port: 51826, txt: record(), logger: CollectedLog().logger)
       defer { advertiser.stop() }
+      let changes = advertiser.stateChanges
       advertiser.start()
       try waitForState(advertiser, .advertising("Patchbay Test"))
 
@@ -112,6 +113,19 @@ extension AvahiInProcessTests {
       try eventually("avahi-browse shows the bridge after the restart") {
         try avahi.browse().contains { $0.name == "Patchbay Test" }
       }
+      // The same story as state changes, for a status line; stopping ends the stream.
+      advertiser.stop()
+      var seen: [HAPAdvertiser.State] = []
+      for await state in changes { seen.append(state) }
+      #expect(seen.first == .stopped)
+      #expect(seen.last == .stopped)
+      let advertised = seen.indices.filter { seen[$0] == .advertising("Patchbay Test") }
+      try #require(advertised.count == 2, "\(seen)")
+      #expect(
+        seen[advertised[0]..<advertised[1]].contains {
+          if case .waitingForResponder = $0 { return true }
+          return false
+        }, "\(seen)")
     }
 
     @Test func registersAgainAfterTheBusRestarts() throws {
