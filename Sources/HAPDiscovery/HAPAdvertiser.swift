@@ -67,6 +67,14 @@ public final class HAPAdvertiser: Sendable {
   deinit { registration.stop() }
 }
 
+/// The advertiser's state and who listens to its changes.
+private struct Published {
+  var state = HAPAdvertiser.State.stopped
+  var subscribers: [AsyncStream<HAPAdvertiser.State>.Continuation] = []
+  /// Stopped for good: a late subscriber's stream ends at once.
+  var ended = false
+}
+
 /// The entry group of one `_hap._tcp` service on an `AvahiConnection`.
 private final class ServiceRegistration: @unchecked Sendable {
   // @unchecked Sendable: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
@@ -79,10 +87,7 @@ private final class ServiceRegistration: @unchecked Sendable {
   private var connection: AvahiConnection?
   private var group: OpaquePointer?
   private var warnedOfWaiting = false
-  private let published = Mutex<
-    (state: HAPAdvertiser.State, subscribers: [AsyncStream<HAPAdvertiser.State>.Continuation])
-  >(
-    (.stopped, []))
+  private let published = Mutex(Published())
   private let lastTXT: Mutex<HAPTXTRecord>
 
   init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
@@ -102,10 +107,11 @@ private final class ServiceRegistration: @unchecked Sendable {
     let (stream, continuation) = AsyncStream<HAPAdvertiser.State>.makeStream()
     published.withLock { published in
       continuation.yield(published.state)
-      published.subscribers.append(continuation)
+      if published.ended { continuation.finish() } else { published.subscribers.append(continuation) }
     }
     return stream
   }
+
   var currentTXT: HAPTXTRecord { lastTXT.withLock { $0 } }
 
   func start() { connection?.start() }
@@ -113,7 +119,12 @@ private final class ServiceRegistration: @unchecked Sendable {
   func stop() {
     connection?.stop()
     set(.stopped)
-    for subscriber in published.withLock({ $0.subscribers }) { subscriber.finish() }
+    let subscribers = published.withLock { published in
+      published.ended = true
+      defer { published.subscribers = [] }
+      return published.subscribers
+    }
+    for subscriber in subscribers { subscriber.finish() }
   }
 
   func update(txt newTXT: HAPTXTRecord) {
