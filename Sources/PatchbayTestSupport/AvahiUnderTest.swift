@@ -50,6 +50,12 @@ public final class AvahiUnderTest: Sendable {
     mkdir(folder, 0o755)
     let socket = folder + "/bus"
     setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=" + socket, 1)
+    // The folder goes when the test process exits (each instance removes its socket).
+    atexit {
+      let folder = "/tmp/patchbay-avahi-bus-\(getpid())"
+      unlink(folder + "/bus")
+      rmdir(folder)
+    }
     return socket
   }()
 
