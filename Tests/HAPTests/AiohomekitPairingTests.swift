@@ -188,3 +188,52 @@ extension JSONValue {
     }
   }
 }
+
+@Suite(.serialized) struct AiohomekitPairingRulesTests {
+  static let pin = ServerUnderTest.code.description
+
+  @Test func aSecondPairSetupIsBusyUntilTheFirstConnectionGoes() async throws {
+    let hub = try await ServerUnderTest()
+    let first = try await AiohomekitController.start(port: hub.port)
+    try await first.send(["cmd": "pair_start"])
+    let second = try await AiohomekitController.start(port: hub.port)
+    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == "BusyError")
+    try await first.send(["cmd": "pair_abandon"])
+    // The abandoned setup stops blocking once its connection is gone.
+    try await offPool {
+      try eventually("the abandoned pair-setup to be released", within: 60) { hub.server.connectionCount == 0 }
+    }
+    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == nil)
+    await hub.stop()
+  }
+
+  @Test func atMostSixteenPairings() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    for _ in 1..<HAPPairingState.maximumPairings { try await admin.send(["cmd": "add_controller"]) }
+    #expect(hub.accessories.lastPairingState?.pairings.count == 16)
+    #expect(try await admin.failure(["cmd": "add_controller"]) == "MaxPeersError")
+    await hub.stop()
+  }
+
+  @Test func timedWritesCarryTheirPreparedPid() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    let prepared = try await admin.send(["cmd": "prepare", "body": ["ttl": 60000, "pid": 42]])
+    #expect(prepared["status"] == .integer(0))
+    try await admin.send([
+      "cmd": "put_raw", "body": ["characteristics": [["aid": 2, "iid": 9, "value": true]], "pid": 42],
+    ])
+    #expect(hub.accessories.writes.last?.0.isTimed == true)
+    // The pid is used up: the same pid again is not timed, nor one never prepared.
+    try await admin.send([
+      "cmd": "put_raw", "body": ["characteristics": [["aid": 2, "iid": 9, "value": false]], "pid": 42],
+    ])
+    #expect(hub.accessories.writes.last?.0.isTimed == false)
+    try await admin.send(["cmd": "put", "values": [[2, 9, true]]])
+    #expect(hub.accessories.writes.last?.0.isTimed == false)
+    await hub.stop()
+  }
+}

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct HTTPRequestParserTests {
   @Test func requestsWithQueryAndBodyInPieces() throws {
-    let text = "PUT /characteristics?id=1.10,2.10&ev=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nabcd"
+    let text =
+      "PUT /characteristics?id=1.10,2.10&ev=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nabcd"
       + "GET /accessories HTTP/1.1\r\n\r\n"
     var parser = HTTPRequestParser()
     var requests: [HTTPRequest] = []

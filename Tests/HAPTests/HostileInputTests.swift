@@ -88,7 +88,9 @@ import Testing
     let third = try await AiohomekitController.start(port: hub.port)
     try await third.send(["cmd": "load", "name": "third", "data": data])
     try await goodClientReads(third, name: "third")
-    try await third.send(["cmd": "raw_write", "name": "third", "hex": hex([0xFF, 0xFF] + [UInt8](repeating: 0, count: 64))])
+    try await third.send([
+      "cmd": "raw_write", "name": "third", "hex": hex([0xFF, 0xFF] + [UInt8](repeating: 0, count: 64)),
+    ])
     #expect(try await third.send(["cmd": "wait_closed", "name": "third"]) == .bool(true))
 
     // A 1 MB body inside the session: 413 and closed.
@@ -123,7 +125,9 @@ import Testing
     #expect(flood?.count == 200)
     flood = nil
     // Once the flood is gone, a new controller gets in again.
-    try await offPool { try eventually("the flood's connections to be gone", within: 60) { hub.server.connectionCount == 1 } }
+    try await offPool {
+      try eventually("the flood's connections to be gone", within: 60) { hub.server.connectionCount == 1 }
+    }
     let later = try await AiohomekitController.start(port: hub.port)
     try await later.send(["cmd": "load", "data": data])
     try await goodClientReads(later)

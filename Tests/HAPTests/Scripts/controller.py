@@ -35,6 +35,7 @@ def say(obj):
 
 controller = Controller()
 pairings = {}  # name -> IpPairing
+started = {}  # name -> HomeKitConnection with a pair-setup in progress
 
 
 async def run_setup(connection, state_machine):
@@ -99,6 +100,16 @@ async def handle(command):
         data = await pair(command["pin"])
         open_pairing(name, data)
         return data
+    if cmd == "pair_start":
+        # Pair-setup M1 only, on a connection left open: a pairing in progress.
+        connection = HomeKitConnection(None, [HOST], PORT)
+        await connection.ensure_connection()
+        await run_setup(connection, perform_pair_setup_part1(False))
+        started[name] = connection
+        return True
+    if cmd == "pair_abandon":
+        await started.pop(name).close()
+        return True
     if cmd == "load":
         open_pairing(name, command["data"])
         return True

@@ -35,7 +35,8 @@ final class AiohomekitController: Sendable {
   /// Sends `command` and returns its "ok" value, or throws its "error".
   @discardableResult
   func send(_ command: [String: Any], within seconds: Double = 120) async throws -> JSONValue {
-    let text = String(decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
+    let text = String(
+      decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
     return try await offPool { [self] in
       let before = process.lineCount
       sent.withLock { $0.append((before, text)) }

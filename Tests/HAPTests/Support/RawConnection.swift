@@ -15,7 +15,9 @@ final class RawConnection: Sendable {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
     guard result == 0 else {
       close(descriptor)
@@ -29,7 +31,9 @@ final class RawConnection: Sendable {
   func send(_ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let written = bytes[offset...].withUnsafeBytes {
+        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if written <= 0 { return }
       offset += written
     }
