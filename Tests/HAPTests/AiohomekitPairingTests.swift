@@ -146,6 +146,9 @@ import Testing
 
     let second = try await AiohomekitController.start(port: hub.port)
     try await second.send(["cmd": "load", "data": data.foundation])
+    let verifySeconds = try await second.send(["cmd": "verify"])
+    print("connect + pair-verify as aiohomekit saw it (debug build): \(verifySeconds.doubleValue ?? -1) s")
+    #expect(verifySeconds.doubleValue != nil)
     let read = try await second.send(["cmd": "get", "ids": [[2, 9]]])
     #expect(read["2.9", "value"] == .bool(false))
     await hub.stop()

@@ -9,6 +9,7 @@ Usage: controller.py HOST PORT
 import asyncio
 import json
 import sys
+import time
 import uuid
 
 from aiohomekit.characteristic_cache import CharacteristicCacheMemory
@@ -116,6 +117,11 @@ async def handle(command):
     pairing = pairings[name]
     if cmd in ("get_raw", "put_raw", "prepare", "raw_write"):
         await pairing._ensure_connected()
+    if cmd == "verify":
+        # Connect and pair-verify only; the seconds it took.
+        begun = time.monotonic()
+        await pairing._ensure_connected()
+        return time.monotonic() - begun
     if cmd == "accessories":
         return await pairing.list_accessories_and_characteristics()
     if cmd == "get":
