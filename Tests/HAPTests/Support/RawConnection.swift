@@ -41,12 +41,14 @@ final class RawConnection: Sendable {
 
   func send(_ text: String) { send(Array(text.utf8)) }
 
-  /// Reads until the peer closes (true) or `seconds` pass (false); what arrived is in `received`.
-  func readUntilClosed(within seconds: Double) -> (closed: Bool, received: [UInt8]) {
+  /// Reads until the peer closes (true) or `seconds` pass or `text` arrived (false); what
+  /// arrived is in `received`.
+  func readUntilClosed(within seconds: Double, orUntil text: String? = nil) -> (closed: Bool, received: [UInt8]) {
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(seconds)
     var buffer = [UInt8](repeating: 0, count: 65536)
     while Date() < deadline {
+      if let text, String(decoding: received, as: UTF8.self).contains(text) { return (false, received) }
       var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
       let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
       if ready <= 0 { continue }
