@@ -220,6 +220,17 @@ extension JSONValue {
     await hub.stop()
   }
 
+  @Test func stopClosesEverySession() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    try await admin.send(["cmd": "verify"])
+    #expect(hub.server.connectionCount == 1)
+    await hub.server.stop()
+    #expect(try await admin.send(["cmd": "wait_closed"]) == .bool(true))
+    await hub.stop()
+  }
+
   @Test func timedWritesCarryTheirPreparedPid() async throws {
     let hub = try await ServerUnderTest()
     let admin = try await AiohomekitController.start(port: hub.port)
