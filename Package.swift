@@ -420,4 +420,7 @@ if fuzzing {
     .executableTarget(
       name: "ConfigFuzzer", dependencies: ["PatchbayHub"], path: "Fuzz/config",
       exclude: ["run-fuzz"], swiftSettings: strict))
+  package.targets.append(
+    .executableTarget(
+      name: "HAPFuzzer", dependencies: ["HAP"], path: "Fuzz/hap", exclude: ["run-fuzz"], swiftSettings: strict))
 }
