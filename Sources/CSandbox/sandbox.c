@@ -122,6 +122,7 @@ int sb_enforce(void) {
   int error = errno;
   close(ruleset);
   ruleset = -1;
+  if (result == 0) sb_thread_proc_alias_enable();
   return result < 0 ? -error : 0;
 }
 

@@ -24,6 +24,9 @@ int sb_allow_port(uint16_t port, int bind);
 /* no_new_privs, then enforces the ruleset with signal and abstract-socket scoping where the
  * kernel has it (ABI >= 6). Returns 0 or -errno. */
 int sb_enforce(void);
+/* From sb_enforce on, open(2) of "/proc/TID/..." refused by Landlock retries as
+ * "/proc/self/task/TID/..." (a thread's own entry; see thread_proc_alias.c). */
+void sb_thread_proc_alias_enable(void);
 /* Whether the enforced domain scopes signals (ABI >= 6). */
 int sb_scopes_signals(void);
 

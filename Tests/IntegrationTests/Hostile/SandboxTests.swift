@@ -130,6 +130,32 @@ import Testing
     #expect(try harness.stop() == 0)
   }
 
+  /// libdispatch's worker-pool monitor opens `/proc/TID/stat` of its workers once a second while
+  /// a global queue has waiting work, and traps when that fails: under Landlock a thread's
+  /// /proc/TID is not below the granted /proc/self, so a confined host died with SIGILL (the
+  /// homebridge-websocket host at stop, from NIO's shutdown). It must run as it does unconfined.
+  @Test func libdispatchsWorkerMonitorRunsConfined() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "dispatch-worker", source: DispatchWorkerPlugin.source)
+    try harness.writeConfig(
+      """
+      [instances.busy]
+      plugin = "dispatch-worker"
+      """)
+    try harness.start()
+    try harness.waitUntilRunning("busy")
+    let pid = try #require(try harness.pid(of: "busy"))
+    #expect(try harness.cli("send", "busy.poke", "trigger").status == 0)
+    let report = "state/instances/busy/report"
+    try eventually("the queued jobs ran", within: 90) {
+      harness.lines(report).contains("done \(DispatchWorkerPlugin.jobs)") || !HubUnderTest.isAlive(pid)
+    }
+    #expect(harness.lines(report) == ["thread-stat ok", "done \(DispatchWorkerPlugin.jobs)"])
+    #expect(HubUnderTest.isAlive(pid))
+    #expect(try harness.pid(of: "busy") == pid)
+    #expect(try harness.stop() == 0)
+  }
+
   @Test func anInstanceWithTheSandboxOffSaysSo() throws {
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
