@@ -91,6 +91,8 @@ let package = Package(
     // Linux process controls (parent-death signal, subreaper, descendant containment) for the
     // plugin host and the hub.
     .target(name: "CProcessControl", path: "Sources/CProcessControl"),
+    // The plugin host's confinement: Landlock system calls and libseccomp (Debian's libseccomp-dev).
+    .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
     // The hub's typed values and port descriptions.
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
     // Framed, versioned messages between the hub and a plugin-host process.
@@ -133,7 +135,9 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "PluginHost",
-      dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayCValues", "PatchbayWire"],
+      dependencies: [
+        "CPatchbayPlugin", "CProcessControl", "CSandbox", "PatchbayValues", "PatchbayCValues", "PatchbayWire",
+      ],
       path: "Sources/PluginHost", swiftSettings: strict),
     // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
     .target(
