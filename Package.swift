@@ -94,6 +94,8 @@ let package = Package(
     // Linux process controls (parent-death signal, subreaper, descendant containment) for the
     // plugin host and the hub.
     .target(name: "CProcessControl", path: "Sources/CProcessControl"),
+    // The plugin host's confinement: Landlock system calls and libseccomp (Debian's libseccomp-dev).
+    .target(name: "CSandbox", path: "Sources/CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
     // The hub's typed values and port descriptions.
     .target(name: "PatchbayValues", path: "Sources/PatchbayValues", swiftSettings: strict),
     // Framed, versioned messages between the hub and a plugin-host process.
@@ -136,7 +138,9 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "PluginHost",
-      dependencies: ["CPatchbayPlugin", "CProcessControl", "PatchbayValues", "PatchbayCValues", "PatchbayWire"],
+      dependencies: [
+        "CPatchbayPlugin", "CProcessControl", "CSandbox", "PatchbayValues", "PatchbayCValues", "PatchbayWire",
+      ],
       path: "Sources/PluginHost", swiftSettings: strict),
     // What a Swift plugin author links: typed values and a protocol, exporting only the C ABI.
     .target(
@@ -452,4 +456,7 @@ if fuzzing {
     .executableTarget(
       name: "ConfigFuzzer", dependencies: ["PatchbayHub"], path: "Fuzz/config",
       exclude: ["run-fuzz"], swiftSettings: strict))
+  package.targets.append(
+    .executableTarget(
+      name: "HAPFuzzer", dependencies: ["HAP"], path: "Fuzz/hap", exclude: ["run-fuzz"], swiftSettings: strict))
 }

@@ -121,8 +121,34 @@ static int kill_and_reap(pid_t pid, const void *context) {
   return 1;
 }
 
+/* Set by a plugin host confined by Landlock with signal scoping: /proc lists no other process
+ * to it, but kill(-1) reaches exactly its own descendants (its domain), none else. */
+static volatile sig_atomic_t signals_scoped = 0;
+
+void pc_signals_reach_only_descendants(void) { signals_scoped = 1; }
+
+/* Kills every process of the scope and reaps the children; returns how many were reaped. */
+static int kill_scope_and_reap(void) {
+  kill(-1, SIGKILL);
+  int reaped = 0;
+  for (;;) {
+    pid_t pid = waitpid(-1, NULL, 0);
+    if (pid > 0) {
+      reaped++;
+    } else if (errno != EINTR) {
+      break;
+    }
+  }
+  return reaped;
+}
+
 int pc_kill_descendants(int rounds) {
   int killed = 0;
+  for (int round = 0; signals_scoped && round < rounds; round++) {
+    int now = kill_scope_and_reap();
+    if (now == 0) return killed;
+    killed += now;
+  }
   for (int round = 0; round < rounds; round++) {
     int now = for_each_child(kill_and_reap, NULL);
     if (now == 0) break;

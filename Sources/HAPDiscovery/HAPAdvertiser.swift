@@ -27,10 +27,23 @@ public final class HAPAdvertiser: Sendable {
 
   private let registration: ServiceRegistration
 
-  /// `name` is the instance name (the accessory's name, at most 63 bytes of UTF-8); `port` the
-  /// TCP port the HAP server listens on.
+  /// `name` is the instance name (the accessory's name; a DNS label holds 63 bytes of UTF-8, a
+  /// longer name is cut at a character boundary and logged); `port` the TCP port the HAP server
+  /// listens on.
   public init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
-    registration = ServiceRegistration(name: name, port: port, txt: txt, logger: logger)
+    let label = Self.instanceLabel(name)
+    if label != name { logger.warning("mDNS: the name '\(name)' is longer than 63 bytes; advertising '\(label)'") }
+    registration = ServiceRegistration(name: label, port: port, txt: txt, logger: logger)
+  }
+
+  /// `name` cut to the 63 bytes of a DNS label, at a character boundary.
+  public static func instanceLabel(_ name: String) -> String {
+    var label = ""
+    for character in name {
+      guard label.utf8.count + String(character).utf8.count <= 63 else { break }
+      label.append(character)
+    }
+    return label
   }
 
   /// Connects to avahi-daemon (or starts waiting for it) and registers the service.
@@ -41,6 +54,10 @@ public final class HAPAdvertiser: Sendable {
 
   public var state: State { registration.state }
 
+  /// The state now, then every change (for a status line; read it in a task of your own). The
+  /// stream ends when the advertiser stops.
+  public var stateChanges: AsyncStream<State> { registration.subscribe() }
+
   /// The TXT record last given.
   public var txt: HAPTXTRecord { registration.currentTXT }
 
@@ -50,10 +67,19 @@ public final class HAPAdvertiser: Sendable {
   deinit { registration.stop() }
 }
 
+/// The advertiser's state and who listens to its changes.
+private struct Published {
+  var state = HAPAdvertiser.State.stopped
+  var subscribers: [AsyncStream<HAPAdvertiser.State>.Continuation] = []
+  /// Stopped for good: a late subscriber's stream ends at once.
+  var ended = false
+}
+
 /// The entry group of one `_hap._tcp` service on an `AvahiConnection`.
 private final class ServiceRegistration: @unchecked Sendable {
   // @unchecked Sendable: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
-  // threaded poll (used on its thread or under its lock); `published` is a Mutex.
+  // threaded poll (used on its thread or under its lock); `published` (with the state's
+  // subscribers) and `lastTXT` are Mutexes.
   private var name: String
   private var txt: HAPTXTRecord
   private let port: Int
@@ -61,7 +87,7 @@ private final class ServiceRegistration: @unchecked Sendable {
   private var connection: AvahiConnection?
   private var group: OpaquePointer?
   private var warnedOfWaiting = false
-  private let published = Mutex<HAPAdvertiser.State>(.stopped)
+  private let published = Mutex(Published())
   private let lastTXT: Mutex<HAPTXTRecord>
 
   init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
@@ -72,17 +98,33 @@ private final class ServiceRegistration: @unchecked Sendable {
     lastTXT = Mutex(txt)
     connection = nil
     connection = AvahiConnection { [unowned self] event in self.connectionChanged(event) }
-    if connection == nil { published.withLock { $0 = .failed("Avahi could not make its poll thread") } }
+    if connection == nil { set(.failed("Avahi could not make its poll thread")) }
   }
 
-  var state: HAPAdvertiser.State { published.withLock { $0 } }
+  var state: HAPAdvertiser.State { published.withLock { $0.state } }
+
+  func subscribe() -> AsyncStream<HAPAdvertiser.State> {
+    let (stream, continuation) = AsyncStream<HAPAdvertiser.State>.makeStream()
+    published.withLock { published in
+      continuation.yield(published.state)
+      if published.ended { continuation.finish() } else { published.subscribers.append(continuation) }
+    }
+    return stream
+  }
+
   var currentTXT: HAPTXTRecord { lastTXT.withLock { $0 } }
 
   func start() { connection?.start() }
 
   func stop() {
     connection?.stop()
-    published.withLock { $0 = .stopped }
+    set(.stopped)
+    let subscribers = published.withLock { published in
+      published.ended = true
+      defer { published.subscribers = [] }
+      return published.subscribers
+    }
+    for subscriber in subscribers { subscriber.finish() }
   }
 
   func update(txt newTXT: HAPTXTRecord) {
@@ -104,7 +146,14 @@ private final class ServiceRegistration: @unchecked Sendable {
     }
   }
 
-  private func set(_ state: HAPAdvertiser.State) { published.withLock { $0 = state } }
+  /// Records the state and tells the subscribers of a change (in order: under the Mutex).
+  private func set(_ state: HAPAdvertiser.State) {
+    published.withLock { published in
+      guard published.state != state else { return }
+      published.state = state
+      for subscriber in published.subscribers { subscriber.yield(state) }
+    }
+  }
 
   // On the poll's thread, its lock held.
   private func connectionChanged(_ event: AvahiConnectionEvent) {
@@ -132,10 +181,7 @@ private final class ServiceRegistration: @unchecked Sendable {
     }
   }
 
-  private var client: OpaquePointer?
-
   private func register(on client: OpaquePointer) {
-    self.client = client
     if group == nil {
       group = avahi_entry_group_new(client, avahiGroupCallback, Unmanaged.passUnretained(self).toOpaque())
     }

@@ -55,7 +55,8 @@ private final class ServiceBrowsing: @unchecked Sendable {
   private var browser: OpaquePointer?
   private var resolvers: [String: OpaquePointer] = [:]
   let found = Mutex<[String: HAPBrowser.Service]>([:])
-  private let subscribers = Mutex<[AsyncStream<HAPBrowser.Event>.Continuation]>([])
+  /// Nil once stopped: a late subscriber's stream ends at once.
+  private let subscribers = Mutex<[AsyncStream<HAPBrowser.Event>.Continuation]?>([])
 
   init(type: String, logger: Logger) {
     self.type = type
@@ -67,17 +68,25 @@ private final class ServiceBrowsing: @unchecked Sendable {
 
   func stop() {
     connection?.stop()
-    for subscriber in subscribers.withLock({ $0 }) { subscriber.finish() }
+    let ended = subscribers.withLock { subscribers in
+      defer { subscribers = nil }
+      return subscribers ?? []
+    }
+    for subscriber in ended { subscriber.finish() }
   }
 
   func subscribe() -> AsyncStream<HAPBrowser.Event> {
     let (stream, continuation) = AsyncStream<HAPBrowser.Event>.makeStream()
-    subscribers.withLock { $0.append(continuation) }
+    let open = subscribers.withLock { subscribers -> Bool in
+      subscribers?.append(continuation)
+      return subscribers != nil
+    }
+    if !open { continuation.finish() }
     return stream
   }
 
   private func publish(_ event: HAPBrowser.Event) {
-    for subscriber in subscribers.withLock({ $0 }) { subscriber.yield(event) }
+    for subscriber in subscribers.withLock({ $0 ?? [] }) { subscriber.yield(event) }
   }
 
   private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

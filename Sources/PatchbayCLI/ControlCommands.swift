@@ -8,6 +8,8 @@ struct StatusCommand: ParsableCommand {
     commandName: "status", abstract: "Show instances (state, pid, uptime, messages, queue, drops) and routes.")
   @OptionGroup var options: ConfigOptions
   @Flag(help: "Print the raw JSON answer.") var json = false
+  @Flag(help: "Show each instance's sandbox: what it may read, write, connect to and bind; refused calls.")
+  var sandbox = false
 
   func run() throws {
     let response = try ask(ControlRequest(command: .status), options)
@@ -16,7 +18,10 @@ struct StatusCommand: ParsableCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       encoder.dateEncodingStrategy = .iso8601
-      print(String(decoding: try encoder.encode(status), as: UTF8.self))
+      let data = sandbox ? try encoder.encode(SandboxTable.entries(status)) : try encoder.encode(status)
+      print(String(decoding: data, as: UTF8.self))
+    } else if sandbox {
+      print(SandboxTable.render(status))
     } else {
       print(StatusTable.render(status))
     }

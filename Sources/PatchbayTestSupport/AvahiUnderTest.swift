@@ -50,6 +50,12 @@ public final class AvahiUnderTest: Sendable {
     mkdir(folder, 0o755)
     let socket = folder + "/bus"
     setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=" + socket, 1)
+    // The folder goes when the test process exits (each instance removes its socket).
+    atexit {
+      let folder = "/tmp/patchbay-avahi-bus-\(getpid())"
+      unlink(folder + "/bus")
+      rmdir(folder)
+    }
     return socket
   }()
 
@@ -67,7 +73,7 @@ public final class AvahiUnderTest: Sendable {
   /// The host name avahi-daemon announces (`HOSTNAME.local`).
   public let hostName: String
 
-  private let bus: ChildProcess
+  private let bus = Mutex<ChildProcess?>(nil)
   private let responder = Mutex<ChildProcess?>(nil)
 
   /// Makes the namespaces and starts the bus, and avahi-daemon unless `startResponder` is false
@@ -98,14 +104,29 @@ public final class AvahiUnderTest: Sendable {
         try Self.run(["netns", "exec", namespace, Self.ip, "addr", "add", "\(address)/24", "dev", link])
         try Self.run(["netns", "exec", namespace, Self.ip, "link", "set", link, "multicast", "on", "up"])
       }
-      bus = try ChildProcess(
-        Self.dbusDaemon, ["--config-file=\(directory.path)/bus.conf", "--nofork", "--print-address=1"])
-      try bus.waitForLine(containing: "unix:path=", within: 60)
+      try startBus()
     } catch {
       Self.removeNamespaces(responderNamespace, peerNamespace)
       throw error
     }
     if startResponder { try self.startResponder() }
+  }
+
+  /// Starts dbus-daemon on the bus socket and waits until it listens.
+  private func startBus() throws {
+    let daemon = try ChildProcess(
+      Self.dbusDaemon, ["--config-file=\(directory.path)/bus.conf", "--nofork", "--print-address=1"])
+    bus.withLock { $0 = daemon }
+    try daemon.waitForLine(containing: "unix:path=", within: 60)
+  }
+
+  /// Stops avahi-daemon and the bus, then starts both again (a D-Bus restart, as an upgrade of
+  /// the dbus package does): clients must connect anew to a new bus.
+  public func restartBus(within seconds: Double = 60) throws {
+    try stopResponder()
+    if let daemon = bus.withLock({ $0 }) { _ = try daemon.terminate() }
+    try startBus()
+    try startResponder(within: seconds)
   }
 
   /// Starts avahi-daemon (again) and waits until it has announced its host name and is on the bus.
@@ -225,7 +246,7 @@ public final class AvahiUnderTest: Sendable {
 
   deinit {
     try? stopResponder()
-    _ = try? bus.terminate()
+    if let daemon = bus.withLock({ $0 }) { _ = try? daemon.terminate() }
     unlink(busSocket)
     Self.removeNamespaces(responderNamespace, peerNamespace)
   }

@@ -53,11 +53,17 @@ public enum HostMessage: Sendable, Equatable {
   /// The host's back-pressure on the plugin so far: event publishes answered PB_ERR_BUSY, and
   /// publishes (or `wait_for_room` calls) that waited for room; sent like `refusals`.
   case publishPressure(busy: UInt64, waits: UInt64)
+  /// How the host confined itself before loading the plugin, sent once after `hello`:
+  /// the kernel's Landlock ABI in use (0: none, the host runs unconfined by Landlock), whether
+  /// TCP ports and signals are confined, and whether the seccomp filter is in place.
+  case confined(landlockABI: UInt8, network: Bool, signals: Bool, seccomp: Bool)
+  /// System calls the seccomp filter refused so far (EPERM); sent like `refusals`.
+  case refusedCalls(total: UInt64)
 
   /// Append-only: a new kind takes the next number, older numbers never change.
   enum Tag: UInt8 {
     case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped, refusals
-    case publishPressure
+    case publishPressure, confined, refusedCalls
   }
 
   /// Most ports a plugin may declare.
@@ -120,6 +126,15 @@ public enum HostMessage: Sendable, Equatable {
       header(.publishPressure)
       writer.u64(busy)
       writer.u64(waits)
+    case .confined(let abi, let network, let signals, let seccomp):
+      header(.confined)
+      writer.u8(abi)
+      writer.u8(network ? 1 : 0)
+      writer.u8(signals ? 1 : 0)
+      writer.u8(seccomp ? 1 : 0)
+    case .refusedCalls(let total):
+      header(.refusedCalls)
+      writer.u64(total)
     }
     return writer.bytes
   }
@@ -172,6 +187,11 @@ public enum HostMessage: Sendable, Equatable {
     case .stopped: message = .stopped
     case .refusals: message = .refusals(total: try reader.u64())
     case .publishPressure: message = .publishPressure(busy: try reader.u64(), waits: try reader.u64())
+    case .confined:
+      message = .confined(
+        landlockABI: try reader.u8(), network: try reader.u8() != 0, signals: try reader.u8() != 0,
+        seccomp: try reader.u8() != 0)
+    case .refusedCalls: message = .refusedCalls(total: try reader.u64())
     }
     try reader.expectEnd()
     return message

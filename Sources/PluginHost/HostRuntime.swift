@@ -1,4 +1,5 @@
 import CPatchbayPlugin
+import CSandbox
 import Dispatch
 import PatchbayCValues
 import PatchbayValues
@@ -44,6 +45,8 @@ final class HostRuntime: Sendable {
     /// Refusals of the plugin's calls (bad values, wrong port or state), and what the hub was told.
     var refusals: UInt64 = 0
     var refusalsReported: UInt64 = 0
+    /// System calls the seccomp filter refused, as last told to the hub.
+    var refusedCallsReported: UInt64 = 0
     /// The outbox's back-pressure totals the hub was last told.
     var pressureReported = HostOutbox.Pressure()
     var refusalLog = LogBudget(burst: 3, interval: 10)
@@ -113,13 +116,18 @@ final class HostRuntime: Sendable {
   private func reportCountsAndSummaries() {
     let now = Self.now()
     let pressure = outbox.pressure
-    let (total, changed, pressureChanged, summaries) = shared.withLock {
+    let refusedCalls = sb_refused_calls()
+    let (total, changed, pressureChanged, callsChanged, logCalls, summaries) = shared.withLock {
       let changed = $0.refusals != $0.refusalsReported
+      let callsChanged = refusedCalls != $0.refusedCallsReported
+      $0.refusedCallsReported = refusedCalls
+      // Within the refusal budget: a plugin refused in a loop writes a few lines, not one a second.
+      let logCalls = callsChanged && $0.refusalLog.admit("system call", now: now)
       $0.refusalsReported = $0.refusals
       let pressureChanged = pressure != $0.pressureReported
       $0.pressureReported = pressure
       return (
-        $0.refusals, changed, pressureChanged,
+        $0.refusals, changed, pressureChanged, callsChanged, logCalls,
         $0.refusalLog.dueSummaries(now: now) + $0.pluginLog.dueSummaries(now: now)
       )
     }
@@ -132,6 +140,14 @@ final class HostRuntime: Sendable {
         ).encode())
     }
     if changed { outbox.send(HostMessage.refusals(total: total).encode()) }
+    if logCalls {
+      log(
+        UInt8(PB_LOG_WARNING),
+        "sandbox: \(refusedCalls) system call(s) refused so far (EPERM), the last one number \(sb_last_refused_call())")
+    }
+    if callsChanged {
+      outbox.send(HostMessage.refusedCalls(total: refusedCalls).encode())
+    }
     if pressureChanged {
       outbox.send(HostMessage.publishPressure(busy: pressure.busy, waits: pressure.waits).encode())
     }

@@ -3,6 +3,7 @@
 //
 // Usage: patchbay-plugin-host [--memory-limit-mb N] [--open-files N]
 //        patchbay-plugin-host --conformance ...   (run by `patchbay plugin test`; see ConformanceRun)
+import CPatchbayPlugin
 import CProcessControl
 import PatchbayWire
 
@@ -35,6 +36,11 @@ _ = pc_set_parent_death_signal(SIGTERM)
 if getppid() == 1 { hostExit(6) }
 
 ResourceLimits.apply(arguments: Array(CommandLine.arguments.dropFirst()))
+// Before any thread exists (Landlock confines the calling thread and what it starts) and
+// before the plugin is loaded: its constructors run confined too.
+let sandbox = Sandbox(arguments: Array(CommandLine.arguments.dropFirst()))
+let confinement = sandbox.apply()
+if confinement.signals { pc_signals_reach_only_descendants() }
 
 guard fcntl(hubDescriptor, F_GETFD) != -1 else {
   let text = "patchbay-plugin-host: started without the hub's socket on fd 3; it is run by `patchbay run`\n"
@@ -46,6 +52,14 @@ _ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
 let socket = PacketSocket(descriptor: hubDescriptor)
 let runtime = HostRuntime(socket: socket, ledger: InputLedger.attach())
 runtime.outbox.send(HostMessage.hello(protocolVersion: WireProtocol.version, pid: getpid()).encode())
+if sandbox.enabled {
+  runtime.outbox.send(
+    HostMessage.confined(
+      landlockABI: UInt8(clamping: confinement.landlockABI), network: confinement.network,
+      signals: confinement.signals, seccomp: confinement.seccomp
+    ).encode())
+  for problem in confinement.problems { runtime.log(UInt8(PB_LOG_WARNING), "sandbox: \(problem)") }
+}
 
 // The reader: every frame from the hub is untrusted; a bad one ends this process (the hub
 // would never send it, so the channel cannot be trusted any more).

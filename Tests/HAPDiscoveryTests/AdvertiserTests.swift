@@ -83,18 +83,23 @@ extension AvahiInProcessTests {
         return false
       }
       #expect(log.count(containing: Self.waitingLine) == 1)
+      // A record changed while waiting is the one registered.
+      advertiser.update(txt: record(c: 5))
 
       try avahi.startResponder()
       try waitForState(advertiser, .advertising("Patchbay Test"))
-      try eventually("avahi-browse shows the bridge") { try avahi.browse().contains { $0.name == "Patchbay Test" } }
+      try eventually("avahi-browse shows the bridge with c#=5") {
+        try avahi.browse().contains { $0.name == "Patchbay Test" && $0.txt["c#"] == "5" }
+      }
       // One line for the whole wait, however long it was.
       #expect(log.count(containing: Self.waitingLine) == 1)
     }
 
-    @Test func registersAgainAfterTheDaemonRestarts() throws {
+    @Test func registersAgainAfterTheDaemonRestarts() async throws {
       let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
       let advertiser = HAPAdvertiser(name: "Patchbay Test", port: 51826, txt: record(), logger: CollectedLog().logger)
       defer { advertiser.stop() }
+      let changes = advertiser.stateChanges
       advertiser.start()
       try waitForState(advertiser, .advertising("Patchbay Test"))
 
@@ -108,6 +113,33 @@ extension AvahiInProcessTests {
       try eventually("avahi-browse shows the bridge after the restart") {
         try avahi.browse().contains { $0.name == "Patchbay Test" }
       }
+      // The same story as state changes, for a status line; stopping ends the stream.
+      advertiser.stop()
+      var seen: [HAPAdvertiser.State] = []
+      for await state in changes { seen.append(state) }
+      #expect(seen.first == .stopped)
+      #expect(seen.last == .stopped)
+      let advertised = seen.indices.filter { seen[$0] == .advertising("Patchbay Test") }
+      try #require(advertised.count == 2, "\(seen)")
+      #expect(
+        seen[advertised[0]..<advertised[1]].contains {
+          if case .waitingForResponder = $0 { return true }
+          return false
+        }, "\(seen)")
+    }
+
+    @Test func registersAgainAfterTheBusRestarts() throws {
+      // Avahi's NO_FAIL does not survive a D-Bus restart by itself: the advertiser connects anew.
+      let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
+      let advertiser = HAPAdvertiser(name: "Patchbay Test", port: 51826, txt: record(), logger: CollectedLog().logger)
+      defer { advertiser.stop() }
+      advertiser.start()
+      try waitForState(advertiser, .advertising("Patchbay Test"))
+      try avahi.restartBus()
+      try eventually("avahi-browse shows the bridge after the bus restart; state \(advertiser.state)") {
+        try avahi.browse().contains { $0.name == "Patchbay Test" }
+      }
+      #expect(advertiser.state == .advertising("Patchbay Test"))
     }
 
     @Test func waitsForAMissingBusThenRegisters() throws {

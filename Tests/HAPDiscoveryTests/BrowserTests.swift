@@ -5,10 +5,11 @@ import Testing
 extension AvahiInProcessTests {
   /// HAPBrowser against a real avahi-daemon: what `avahi-publish` and HAPAdvertiser announce.
   @Suite struct BrowserTests {
-    @Test func findsAServicePublishedWithAvahiPublishAndSeesItGo() throws {
+    @Test func findsAServicePublishedWithAvahiPublishAndSeesItGo() async throws {
       let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
       let browser = HAPBrowser(logger: CollectedLog().logger)
       defer { browser.stop() }
+      let events = browser.events
       browser.start()
       let lamp = try avahi.publish(
         name: "Desk Lamp", port: 51900, txt: ["c#=4", "id=AA:BB:CC:DD:EE:01", "md=Lamp", "sf=0", "ci=5"])
@@ -21,6 +22,11 @@ extension AvahiInProcessTests {
 
       _ = try lamp.terminate()
       try eventually("Desk Lamp leaves the browser's list") { browser.services["Desk Lamp"] == nil }
+      // The same story as events; stopping the browser ends the stream.
+      browser.stop()
+      var seen: [HAPBrowser.Event] = []
+      for await event in events { seen.append(event) }
+      #expect(seen == [.found(service), .removed(name: "Desk Lamp")])
     }
 
     @Test func followsTheTXTRecordOfAnAdvertisedBridge() throws {

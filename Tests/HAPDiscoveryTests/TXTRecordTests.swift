@@ -21,4 +21,16 @@ import Testing
     record.configurationNumber = 0
     #expect(record.pairs[0].value == "1")
   }
+
+  @Test func aLongNameIsCutToOneDNSLabelAtACharacterBoundary() {
+    // "é" is 2 bytes of UTF-8: 31 of them fit in 63 bytes.
+    #expect(HAPAdvertiser.instanceLabel(String(repeating: "é", count: 40)) == String(repeating: "é", count: 31))
+    #expect(HAPAdvertiser.instanceLabel("Living Room") == "Living Room")
+    let log = CollectedLog()
+    let advertiser = HAPAdvertiser(
+      name: String(repeating: "x", count: 70), port: 1,
+      txt: HAPTXTRecord(deviceID: "AA:BB:CC:DD:EE:FF", model: "m", setupHash: "x"), logger: log.logger)
+    #expect(advertiser.state == .stopped)
+    #expect(log.count(containing: "is longer than 63 bytes; advertising '\(String(repeating: "x", count: 63))'") == 1)
+  }
 }

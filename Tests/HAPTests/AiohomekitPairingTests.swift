@@ -11,66 +11,76 @@ import Testing
 
   @Test func pairListReadWriteAndEvents() async throws {
     let hub = try await ServerUnderTest()
-    let controller = try AiohomekitController(port: hub.port)
+    let controller = try await AiohomekitController.start(port: hub.port)
 
     // A wrong code fails with authentication and counts a failed attempt.
-    #expect(try controller.failure(["cmd": "pair", "pin": "111-22-333"]) == "AuthenticationError")
+    #expect(try await controller.failure(["cmd": "pair", "pin": "111-22-333"]) == "AuthenticationError")
     #expect(hub.accessories.lastPairingState?.failedSetupAttempts == 1)
 
-    let started = Date()
-    let data = try #require(try controller.send(["cmd": "pair", "pin": Self.pin]) as? [String: Any])
-    let pairSeconds = Date().timeIntervalSince(started)
-    print("pair-setup M1–M6 as aiohomekit saw it: \(String(format: "%.3f", pairSeconds)) s")
-    #expect(data["AccessoryPairingID"] as? String == hub.identity.deviceID)
-    let controllerID = try #require(data["iOSPairingId"] as? String)
+    let started = ContinuousClock.now
+    let data = try await controller.send(["cmd": "pair", "pin": Self.pin])
+    print("pair-setup M1–M6 as aiohomekit saw it (debug build): \(ContinuousClock.now - started)")
+    #expect(data["AccessoryPairingID"]?.stringValue == hub.identity.deviceID)
+    let controllerID = try #require(data["iOSPairingId"]?.stringValue)
     let state = try #require(hub.accessories.lastPairingState)
     #expect(state.pairings.map(\.identifier) == [controllerID])
     #expect(state.pairings.first?.isAdmin == true)
-    #expect(state.pairings.first?.publicKey == hexBytes(data["iOSDeviceLTPK"] as? String ?? ""))
+    #expect(state.pairings.first?.publicKey == hexBytes(data["iOSDeviceLTPK"]?.stringValue ?? ""))
+    #expect(state.failedSetupAttempts == 0)
 
     // Pairing again while paired: unavailable.
-    #expect(try controller.failure(["cmd": "pair", "pin": Self.pin, "name": "again"]) == "UnavailableError")
+    #expect(try await controller.failure(["cmd": "pair", "pin": Self.pin, "name": "again"]) == "UnavailableError")
 
-    let accessories = try #require(try controller.send(["cmd": "accessories"]) as? [[String: Any]])
-    #expect(accessories.compactMap { $0["aid"] as? Int } == [1, 2, 3, 4])
+    let accessories = try await controller.send(["cmd": "accessories"])
+    #expect(accessories.arrayValue?.compactMap { $0["aid"]?.integerValue } == [1, 2, 3, 4])
 
-    let read = try #require(try controller.send(["cmd": "get", "ids": [[2, 9], [4, 10], [3, 9]]]) as? [String: Any])
-    #expect((read["2.9"] as? [String: Any])?["value"] as? Bool == false)
-    #expect((read["4.10"] as? [String: Any])?["value"] as? Int == 50)
-    #expect((read["3.9"] as? [String: Any])?["value"] is NSNull)
+    let read = try await controller.send(["cmd": "get", "ids": [[2, 9], [4, 10], [3, 9]]])
+    #expect(read["2.9", "value"] == .bool(false))
+    #expect(read["4.10", "value"] == .integer(50))
+    #expect(read["3.9", "value"] == .null)
 
-    try controller.send(["cmd": "put", "values": [[2, 9, true], [4, 10, 75]]])
+    try await controller.send(["cmd": "put", "values": [[2, 9, true], [4, 10, 75]]])
     let writes = hub.accessories.writes
     #expect(writes.map(\.0.id) == [TestAccessories.switchOn, TestAccessories.brightness])
     #expect(writes.allSatisfy { $0.controller == controllerID })
     #expect(writes.first?.0.value == .bool(true))
     #expect(hub.accessories.value(TestAccessories.switchOn) == .bool(true))
 
-    // An out-of-range write gets -70410 from the delegate, passed through as 207.
-    let refused = try #require(try controller.send(["cmd": "put", "values": [[4, 10, 500]]]) as? [String: Any])
-    #expect((refused["4.10"] as? [String: Any])?["status"] as? Int == HAPStatus.invalidValue.rawValue)
+    // An out-of-range write gets -70410 from the delegate, passed through in a 207.
+    let refused = try await controller.send(["cmd": "put", "values": [[4, 10, 500]]])
+    #expect(refused["4.10", "status"] == .integer(Int64(HAPStatus.invalidValue.rawValue)))
 
-    // Subscribe, then hub-side changes arrive as events: a coalesced one and a button press.
-    try controller.send(["cmd": "subscribe", "ids": [[4, 10], [3, 9]]])
+    // A write with "r": the value comes back.
+    let answered = try await controller.send([
+      "cmd": "put_raw", "body": ["characteristics": [["aid": 4, "iid": 10, "value": 60, "r": true]]],
+    ])
+    #expect(answered["characteristics"]?.arrayValue?.first?["value"] == .integer(60))
+
+    // Subscribe; hub-side changes arrive as events: coalesced ones, and a button press at once.
+    try await controller.send(["cmd": "subscribe", "ids": [[4, 10], [3, 9]]])
     hub.server.notify([(TestAccessories.brightness, .integer(20))], immediately: false, except: nil)
     hub.server.notify([(TestAccessories.brightness, .integer(30))], immediately: false, except: nil)
+    try await controller.waitForEvent { events in events.contains { $0["4.10", "value"] == .integer(30) } }
+    // The 20 was replaced by the 30 before it went out.
+    #expect(controller.events.compactMap { $0["4.10"] }.count == 1)
     hub.server.notify([(TestAccessories.buttonEvent, .integer(1))], immediately: true, except: nil)
-    try eventually("the events; transcript:\n\(controller.transcript)", within: 60) {
-      let values = controller.events.compactMap { $0["values"] as? [String: Any] }
-      return values.contains { ($0["3.9"] as? [String: Any])?["value"] as? Int == 1 }
-        && values.contains { ($0["4.10"] as? [String: Any])?["value"] as? Int == 30 }
-    }
-    // Coalesced: the 20 was replaced by the 30 before it went out; the button press came first
-    // with the pending brightness flushed ahead of it, so at most one brightness event.
-    let brightnessEvents = controller.events.compactMap { ($0["values"] as? [String: Any])?["4.10"] }
-    #expect(brightnessEvents.count == 1)
+    try await controller.waitForEvent { events in events.contains { $0["3.9", "value"] == .integer(1) } }
     // A change caused by this controller's own write is not echoed to it.
     hub.server.notify([(TestAccessories.brightness, .integer(40))], immediately: true, except: controllerID)
     hub.server.notify([(TestAccessories.buttonEvent, .integer(2))], immediately: true, except: nil)
-    try eventually("the second button event", within: 60) {
-      controller.events.contains { (($0["values"] as? [String: Any])?["3.9"] as? [String: Any])?["value"] as? Int == 2 }
-    }
-    #expect(!controller.events.contains { (($0["values"] as? [String: Any])?["4.10"] as? [String: Any])?["value"] as? Int == 40 })
+    try await controller.waitForEvent { events in events.contains { $0["3.9", "value"] == .integer(2) } }
+    #expect(!controller.events.contains { $0["4.10", "value"] == .integer(40) })
+    // Not subscribed: no event for the switch.
+    hub.server.notify([(TestAccessories.switchOn, .bool(false))], immediately: true, except: nil)
+    hub.server.notify([(TestAccessories.buttonEvent, .integer(0))], immediately: true, except: nil)
+    try await controller.waitForEvent { events in events.contains { $0["3.9", "value"] == .integer(0) } }
+    #expect(!controller.events.contains { $0["2.9"] != nil })
+
+    // A read with the extra fields: ev reflects this session's subscriptions.
+    let meta = try await controller.send(["cmd": "get_raw", "path": "/characteristics?id=4.10,2.9&ev=1&type=1"])
+    let items = meta["characteristics"]?.arrayValue ?? []
+    #expect(items.first?["ev"] == .bool(true) && items.first?["type"] == .string("8"))
+    #expect(items.last?["ev"] == .bool(false))
 
     print("aiohomekit transcript:\n\(controller.transcript)")
     await hub.stop()
@@ -78,56 +88,81 @@ import Testing
 
   @Test func maxTriesAfterAHundredFailures() async throws {
     let hub = try await ServerUnderTest(pairingState: HAPPairingState(failedSetupAttempts: 100))
-    let controller = try AiohomekitController(port: hub.port)
-    #expect(try controller.failure(["cmd": "pair", "pin": Self.pin]) == "MaxTriesError")
+    let controller = try await AiohomekitController.start(port: hub.port)
+    #expect(try await controller.failure(["cmd": "pair", "pin": Self.pin]) == "MaxTriesError")
     #expect(hub.accessories.lastPairingState == nil)
+    await hub.stop()
+  }
+
+  @Test func aHundredthWrongCodeLeadsToMaxTries() async throws {
+    let hub = try await ServerUnderTest(pairingState: HAPPairingState(failedSetupAttempts: 99))
+    let controller = try await AiohomekitController.start(port: hub.port)
+    #expect(try await controller.failure(["cmd": "pair", "pin": "111-22-333"]) == "AuthenticationError")
+    #expect(hub.accessories.lastPairingState?.failedSetupAttempts == 100)
+    #expect(try await controller.failure(["cmd": "pair", "pin": Self.pin]) == "MaxTriesError")
     await hub.stop()
   }
 
   @Test func aRegularControllerReadsAndWritesButDoesNotManagePairings() async throws {
     let hub = try await ServerUnderTest()
-    let admin = try AiohomekitController(port: hub.port)
-    let adminData = try #require(try admin.send(["cmd": "pair", "pin": Self.pin]) as? [String: Any])
-    let guestData = try #require(try admin.send(["cmd": "add_controller", "permissions": "User"]) as? [String: Any])
-    let guestID = try #require(guestData["iOSPairingId"] as? String)
+    let admin = try await AiohomekitController.start(port: hub.port)
+    let adminData = try await admin.send(["cmd": "pair", "pin": Self.pin])
+    let adminID = try #require(adminData["iOSPairingId"]?.stringValue)
+    let guestData = try await admin.send(["cmd": "add_controller", "permissions": "User"])
+    let guestID = try #require(guestData["iOSPairingId"]?.stringValue)
     #expect(hub.accessories.lastPairingState?.pairings.map(\.isAdmin) == [true, false])
 
-    let guest = try AiohomekitController(port: hub.port)
-    try guest.send(["cmd": "load", "name": "guest", "data": guestData])
-    let read = try #require(try guest.send(["cmd": "get", "name": "guest", "ids": [[4, 10]]]) as? [String: Any])
-    #expect((read["4.10"] as? [String: Any])?["value"] as? Int == 50)
-    try guest.send(["cmd": "put", "name": "guest", "values": [[2, 9, true]]])
+    let guest = try await AiohomekitController.start(port: hub.port)
+    try await guest.send(["cmd": "load", "name": "guest", "data": guestData.foundation])
+    let read = try await guest.send(["cmd": "get", "name": "guest", "ids": [[4, 10]]])
+    #expect(read["4.10", "value"] == .integer(50))
+    try await guest.send(["cmd": "put", "name": "guest", "values": [[2, 9, true]]])
     #expect(hub.accessories.writes.last?.controller == guestID)
     // Listing and adding pairings is for admins: TLV error 2 (authentication).
-    #expect(try guest.failure(["cmd": "list_pairings", "name": "guest"]) == "UnpairedError")
-    #expect(try guest.failure(["cmd": "add_controller", "name": "guest"]) == "AuthenticationError")
+    #expect(try await guest.failure(["cmd": "list_pairings", "name": "guest"]) == "UnpairedError")
+    #expect(try await guest.failure(["cmd": "add_controller", "name": "guest"]) == "AuthenticationError")
 
-    let listed = try #require(try admin.send(["cmd": "list_pairings"]) as? [[String: Any]])
-    #expect(Set(listed.compactMap { $0["pairingId"] as? String }) == [adminData["iOSPairingId"] as! String, guestID])
+    let listed = try await admin.send(["cmd": "list_pairings"])
+    #expect(Set(listed.arrayValue?.compactMap { $0["pairingId"]?.stringValue } ?? []) == [adminID, guestID])
 
-    // Removing the guest closes its open session.
-    try admin.send(["cmd": "remove_pairing", "id": guestID])
-    #expect(try guest.send(["cmd": "wait_closed", "name": "guest"]) as? Bool == true)
-    #expect(hub.accessories.lastPairingState?.pairings.count == 1)
-    #expect(try guest.failure(["cmd": "get", "name": "guest", "ids": [[4, 10]]]) != nil)
-    // The admin still works; removing the last admin unpairs the accessory.
-    #expect(try admin.failure(["cmd": "get", "ids": [[4, 10]]]) == nil)
-    try admin.send(["cmd": "remove_pairing", "id": adminData["iOSPairingId"] as! String])
+    // Removing the guest closes its open session, and it cannot verify again.
+    try await admin.send(["cmd": "remove_pairing", "id": guestID])
+    #expect(try await guest.send(["cmd": "wait_closed", "name": "guest"]) == .bool(true))
+    #expect(hub.accessories.lastPairingState?.pairings.map(\.identifier) == [adminID])
+    #expect(try await guest.failure(["cmd": "get", "name": "guest", "ids": [[4, 10]]]) != nil)
+    // The admin goes on; removing the last admin unpairs the accessory.
+    #expect(try await admin.failure(["cmd": "get", "ids": [[4, 10]]]) == nil)
+    try await admin.send(["cmd": "remove_pairing", "id": adminID])
     #expect(hub.accessories.lastPairingState?.isPaired == false)
     await hub.stop()
   }
 
   @Test func aFreshProcessReconnectsWithTheStoredPairing() async throws {
     let hub = try await ServerUnderTest()
-    let first = try AiohomekitController(port: hub.port)
-    let data = try #require(try first.send(["cmd": "pair", "pin": Self.pin]) as? [String: Any])
+    let first = try await AiohomekitController.start(port: hub.port)
+    let data = try await first.send(["cmd": "pair", "pin": Self.pin])
     try first.process.closeInput()
-    try first.process.waitForExit(within: 60)
+    _ = try await offPool { try first.process.waitForExit(within: 60) }
 
-    let second = try AiohomekitController(port: hub.port)
-    try second.send(["cmd": "load", "data": data])
-    let read = try #require(try second.send(["cmd": "get", "ids": [[2, 9]]]) as? [String: Any])
-    #expect((read["2.9"] as? [String: Any])?["value"] as? Bool == false)
+    let second = try await AiohomekitController.start(port: hub.port)
+    try await second.send(["cmd": "load", "data": data.foundation])
+    let verifySeconds = try await second.send(["cmd": "verify"])
+    print("connect + pair-verify as aiohomekit saw it (debug build): \(verifySeconds.doubleValue ?? -1) s")
+    #expect(verifySeconds.doubleValue != nil)
+    let read = try await second.send(["cmd": "get", "ids": [[2, 9]]])
+    #expect(read["2.9", "value"] == .bool(false))
+    await hub.stop()
+  }
+
+  @Test func aFailedSaveKeepsTheAccessoryUnpaired() async throws {
+    let hub = try await ServerUnderTest()
+    hub.accessories.recorded.withLock { $0.failPersisting = true }
+    let controller = try await AiohomekitController.start(port: hub.port)
+    #expect(try await controller.failure(["cmd": "pair", "pin": Self.pin]) != nil)
+    #expect(await hub.server.pairingState.isPaired == false)
+    hub.accessories.recorded.withLock { $0.failPersisting = false }
+    #expect(try await controller.failure(["cmd": "pair", "pin": Self.pin]) == nil)
+    #expect(await hub.server.pairingState.isPaired)
     await hub.stop()
   }
 }
@@ -140,4 +175,79 @@ func hexBytes(_ text: String) -> [UInt8] {
     index = next
   }
   return bytes
+}
+
+extension JSONValue {
+  /// As JSONSerialization would have read it (to send back in a command).
+  var foundation: Any {
+    switch self {
+    case .null: NSNull()
+    case .bool(let flag): flag
+    case .integer(let integer): Int(integer)
+    case .number(let number): number
+    case .string(let string): string
+    case .array(let items): items.map(\.foundation)
+    case .object(let members): Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { $1 })
+    }
+  }
+}
+
+@Suite(.serialized) struct AiohomekitPairingRulesTests {
+  static let pin = ServerUnderTest.code.description
+
+  @Test func aSecondPairSetupIsBusyUntilTheFirstConnectionGoes() async throws {
+    let hub = try await ServerUnderTest()
+    let first = try await AiohomekitController.start(port: hub.port)
+    try await first.send(["cmd": "pair_start"])
+    let second = try await AiohomekitController.start(port: hub.port)
+    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == "BusyError")
+    try await first.send(["cmd": "pair_abandon"])
+    // The abandoned setup stops blocking once its connection is gone.
+    try await offPool {
+      try eventually("the abandoned pair-setup to be released", within: 60) { hub.server.connectionCount == 0 }
+    }
+    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == nil)
+    await hub.stop()
+  }
+
+  @Test func atMostSixteenPairings() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    for _ in 1..<HAPPairingState.maximumPairings { try await admin.send(["cmd": "add_controller"]) }
+    #expect(hub.accessories.lastPairingState?.pairings.count == 16)
+    #expect(try await admin.failure(["cmd": "add_controller"]) == "MaxPeersError")
+    await hub.stop()
+  }
+
+  @Test func stopClosesEverySession() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    try await admin.send(["cmd": "verify"])
+    #expect(hub.server.connectionCount == 1)
+    await hub.server.stop()
+    #expect(try await admin.send(["cmd": "wait_closed"]) == .bool(true))
+    await hub.stop()
+  }
+
+  @Test func timedWritesCarryTheirPreparedPid() async throws {
+    let hub = try await ServerUnderTest()
+    let admin = try await AiohomekitController.start(port: hub.port)
+    try await admin.send(["cmd": "pair", "pin": Self.pin])
+    let prepared = try await admin.send(["cmd": "prepare", "body": ["ttl": 60000, "pid": 42]])
+    #expect(prepared["status"] == .integer(0))
+    try await admin.send([
+      "cmd": "put_raw", "body": ["characteristics": [["aid": 2, "iid": 9, "value": true]], "pid": 42],
+    ])
+    #expect(hub.accessories.writes.last?.0.isTimed == true)
+    // The pid is used up: the same pid again is not timed, nor one never prepared.
+    try await admin.send([
+      "cmd": "put_raw", "body": ["characteristics": [["aid": 2, "iid": 9, "value": false]], "pid": 42],
+    ])
+    #expect(hub.accessories.writes.last?.0.isTimed == false)
+    try await admin.send(["cmd": "put", "values": [[2, 9, true]]])
+    #expect(hub.accessories.writes.last?.0.isTimed == false)
+    await hub.stop()
+  }
 }

@@ -30,6 +30,9 @@ import Testing
     .stopped,
     .refusals(total: 7),
     .publishPressure(busy: 1_000_000, waits: 3),
+    .confined(landlockABI: 7, network: true, signals: true, seccomp: true),
+    .confined(landlockABI: 0, network: false, signals: false, seccomp: true),
+    .refusedCalls(total: 4),
   ]
 
   @Test func everyHostMessageRoundTrips() throws {

@@ -49,6 +49,7 @@ extension PythonPluginTests {
         plugin = "python"
         module = "\(try hub.writeModule("steady", Self.steady))"
         out = "\(hub.path)/steady.txt"
+        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
         """)
       try hub.start()
       var crasherPID: Int32?
@@ -96,6 +97,7 @@ extension PythonPluginTests {
         plugin = "python"
         module = "\(try hub.writeModule("steady", Self.steady))"
         out = "\(hub.path)/steady.txt"
+        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
         """)
       try hub.start()
       try eventually("a retry after the failed start", within: 60) {

@@ -53,6 +53,7 @@ extension PythonPluginTests {
         module = "\(module)"
         watch = "\(hub.path)/watch"
         seen = "\(hub.path)/seen.txt"
+        \(try hub.writable(files: ["\(hub.path)/seen.txt"], folders: ["\(hub.path)/watch"]))
 
         \(HubUnderTest.counter)
 

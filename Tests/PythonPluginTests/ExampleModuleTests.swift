@@ -8,6 +8,8 @@ extension PythonPluginTests {
   @Suite struct ExampleModuleTests {
     @Test func theShippedDoorbellExampleChecksAndRings() throws {
       let hub = try HubUnderTest.python()
+      // The sandbox grants only what exists: the watched folder is made first, as the example says.
+      try FileManager.default.createDirectory(atPath: hub.path + "/watch", withIntermediateDirectories: true)
       let example = try String(
         contentsOfFile: HubUnderTest.repositoryRoot + "/etc/plugins/python.toml", encoding: .utf8)
       #expect(example.contains(#"module = "/etc/patchbay/python/doorbell.py""#))
@@ -17,7 +19,7 @@ extension PythonPluginTests {
           of: #"module = "/etc/patchbay/python/doorbell.py""#,
           with: #"module = "\#(HubUnderTest.repositoryRoot)/Plugins/python/examples/doorbell.py""#
         )
-        .replacingOccurrences(of: #"watch = "/run/doorbell""#, with: #"watch = "\#(hub.path)/watch""#)
+        .replacingOccurrences(of: #""/run/doorbell""#, with: #""\#(hub.path)/watch""#)
       try hub.writeConfig(
         section
           + """

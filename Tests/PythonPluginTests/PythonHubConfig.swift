@@ -1,3 +1,4 @@
+import Foundation
 import PatchbayTestSupport
 
 /// What the python plugin's tests put into a hub: the built plugins, Python modules, and the
@@ -6,6 +7,16 @@ extension HubUnderTest {
   /// A hub with the python, example-c and example-swift plugins.
   static func python() throws -> HubUnderTest {
     try HubUnderTest("patchbay-python", plugins: ["python", "example-c", "example-swift"])
+  }
+
+  /// The instance's `sandbox.write` line for files (created empty) and folders (created) its
+  /// module writes: the sandbox grants only what exists (docs/configuration.md, "Sandbox").
+  func writable(files: [String] = [], folders: [String] = []) throws -> String {
+    for folder in folders { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+    for file in files where !FileManager.default.fileExists(atPath: file) {
+      FileManager.default.createFile(atPath: file, contents: nil)
+    }
+    return "sandbox.write = [" + (files + folders).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
   }
 
   /// Writes a Python module into the temp dir and returns its path.

@@ -48,6 +48,7 @@ extension PythonPluginTests {
         plugin = "python"
         module = "\(try hub.writeModule("publisher", Self.publisher))"
         report = "\(hub.path)/report.txt"
+        \(try hub.writable(files: ["\(hub.path)/report.txt"]))
 
         \(hub.probe("level:integer:state", "lamp:light:state", "press:button:event"))
 

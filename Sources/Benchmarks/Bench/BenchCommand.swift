@@ -14,7 +14,7 @@ struct BenchCommand: ParsableCommand {
     abstract: "Measure the hub against same-run baselines; print a table and write JSON.")
 
   enum Section: String, CaseIterable, ExpressibleByArgument {
-    case latency, throughput, memory, bridge, restart, startup, button, callgrind
+    case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox
   }
 
   @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
@@ -32,7 +32,7 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Work directory (configs, hub logs, probe records); kept afterwards.") var work: String?
   @Option(
     parsing: .upToNextOption,
-    help: "Only these sections: latency throughput memory bridge restart startup button callgrind.")
+    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox.")
   var only: [Section] = Section.allCases
 
   func run() throws {
@@ -61,6 +61,7 @@ struct BenchCommand: ParsableCommand {
     if only.contains(.restart) { try restart(tools, report, &goals) }
     if only.contains(.startup) { try startup(tools, report, &goals) }
     if only.contains(.button) { try button(tools, report) }
+    if only.contains(.sandbox) { try sandbox(tools, report) }
     if only.contains(.callgrind) {
       if CallgrindBenchmark.isInstalled {
         goals.callgrind = try callgrind(tools, broker, report)
@@ -319,6 +320,31 @@ struct BenchCommand: ParsableCommand {
       Self.medianAndP99(
         "5 start-up", "patchbay run, \(plugins.joined(separator: " + "))", bundledSummary,
         baseline: ("hub with no instances", emptySummary)))
+  }
+
+  /// Figure 9: what the sandbox costs, confined against unconfined in the same run.
+  private func sandbox(_ tools: BenchTools, _ report: BenchReport) throws {
+    say("9. sandbox: hop latency and start-up, every instance confined against none")
+    let latency = LatencyBenchmarks(tools: tools, messages: max(1, messages / rounds))
+    var (confined, unconfined): ([UInt64], [UInt64]) = ([], [])
+    do {
+      for _ in 1...rounds {
+        confined += try latency.hub(sandboxed: true)
+        unconfined += try latency.hub(sandboxed: false)
+      }
+      report.add(
+        Self.medianAndP99(
+          "9 sandbox", "hop, confined", LatencySummary(nanoseconds: confined),
+          baseline: ("hop, unconfined", LatencySummary(nanoseconds: unconfined))))
+    } catch {
+      // The start-up figure does not depend on the hop run.
+      say("9. sandbox: no hop figure: \(error)")
+    }
+    let starts = try StartupBenchmark(tools: tools, runs: starts).sandboxCost()
+    report.add(
+      Self.medianAndP99(
+        "9 sandbox", "start-up, bundled plugins confined", LatencySummary(nanoseconds: starts.confined),
+        baseline: ("start-up, unconfined", LatencySummary(nanoseconds: starts.unconfined))))
   }
 
   private func button(_ tools: BenchTools, _ report: BenchReport) throws {

@@ -20,7 +20,11 @@ final class HubProcess {
     environment: [String: String] = [:]
   ) throws {
     self.directory = directory
-    expectedInstances = config.split(separator: "\n").filter { $0.hasPrefix("[instances.") }.count
+    // `[instances.NAME]`, not its sub-tables (`[instances.NAME.sandbox]`).
+    expectedInstances =
+      config.split(separator: "\n").filter {
+        $0.hasPrefix("[instances.") && !$0.dropFirst("[instances.".count).contains(".")
+      }.count
     let file = directory + "/patchbay.toml"
     try (tools.hubSection(directory: directory) + config).write(toFile: file, atomically: false, encoding: .utf8)
     let command = wrapper + [hub ?? tools.patchbay, "run", "--config", file]

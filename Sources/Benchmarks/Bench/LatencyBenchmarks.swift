@@ -33,12 +33,13 @@ struct LatencyBenchmarks {
 
   /// Plugin output -> hub -> plugin input: two probe instances in their own plugin hosts under
   /// `patchbay run`, the echo routed back the same way.
-  func hub() throws -> [UInt64] {
-    let directory = try tools.directory("hop-latency")
+  /// `sandboxed: false`: both probes unconfined (the sandbox's cost, figure 9).
+  func hub(sandboxed: Bool = true) throws -> [UInt64] {
+    let directory = try tools.directory(sandboxed ? "hop-latency" : "hop-latency-unconfined")
     let file = directory + "/latencies"
     let config =
-      ProbeConfig.instance("src", .source, count: total, record: directory + "/source")
-      + ProbeConfig.instance("sink", .sink, count: total, record: file)
+      ProbeConfig.instance("src", .source, count: total, record: directory + "/source", sandboxed: sandboxed)
+      + ProbeConfig.instance("sink", .sink, count: total, record: file, sandboxed: sandboxed)
       + ProbeConfig.route("src.value", "sink.value") + ProbeConfig.route("sink.echo", "src.echo")
     let hub = try HubProcess(tools: tools, directory: directory, config: config)
     defer { hub.stop() }

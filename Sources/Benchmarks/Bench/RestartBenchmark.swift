@@ -22,7 +22,8 @@ struct RestartBenchmark {
       restart_window_s = 1
       """
     let hub = try HubProcess(
-      tools: tools, directory: directory, config: ProbeConfig.instance("victim", .sink, extra: supervision))
+      tools: tools, directory: directory,
+      config: ProbeConfig.instance("victim", .sink, extra: supervision, folder: directory))
     defer { hub.stop() }
     try hub.waitUntilRunning()
     var samples: [UInt64] = []

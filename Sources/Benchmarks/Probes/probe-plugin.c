@@ -7,11 +7,11 @@
  *   event) and `go` (trigger). On `go` a thread sends `count` values:
  *   mode = "pingpong": one at a time, each sent when the previous one's echo is back;
  *   mode = "flood": 1, 2, ... count as fast as publish() takes them.
- *   It writes "sent N begin_ns B end_ns E" to `record` when done.
+ *   It writes "sent N begin_ns B end_ns E" to `results` when done.
  * role = "sink": input `value`, output `echo`. Pingpong: records receive time minus the value
- *   and echoes it; after `count` values writes them (u64 little-endian ns) to `record`.
+ *   and echoes it; after `count` values writes them (u64 little-endian ns) to `results`.
  *   Flood: counts what arrives and writes "received N first_ns F last_ns L last_value V" to
- *   `record` when value `count` arrives, every 100 ms while the count changes, and on stop.
+ *   `results` when value `count` arrives, every 100 ms while the count changes, and on stop.
  * Either role appends "PID START_NS" to `start_file` (if set) in start(): the restart benchmark.
  */
 #include <patchbay/plugin.h>
@@ -78,7 +78,7 @@ static pb_status probe_create(const pb_create_args *args, void **out, pb_error *
   pb_port_kind kind = strcmp(text, "state") == 0 ? PB_PORT_STATE : PB_PORT_EVENT;
   p->count = 0;
   p->api->config_integer(p->host, "count", &p->count);
-  copy_config(p, "record", p->record, sizeof p->record);
+  copy_config(p, "results", p->record, sizeof p->record);
   copy_config(p, "start_file", p->start_file, sizeof p->start_file);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->changed, NULL);

@@ -33,6 +33,9 @@ static inline int pc_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPE
  * reparented to it (a subreaper), until none is left or `rounds` are used up. Only
  * async-signal-safe calls: usable from a signal handler and from atexit. Returns how many
  * processes it killed. */
+/* For a plugin host confined with Landlock's signal scoping (only then): descendants are
+ * killed by kill(-1), which reaches only them, since /proc no longer lists them. */
+void pc_signals_reach_only_descendants(void);
 int pc_kill_descendants(int rounds);
 
 /* SIGKILLs and reaps the children of this process (a subreaper) whose environment holds

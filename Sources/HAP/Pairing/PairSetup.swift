@@ -2,8 +2,12 @@ import Crypto
 
 /// One pair-setup in progress (M1–M6), owned by the connection that sent M1.
 struct PairSetup {
+  /// A setup left unfinished this long no longer blocks another controller.
+  static let abandonedAfter = Duration.seconds(60)
+
   let connection: Int
   let srp: SRPServer
+  let started = ContinuousClock.now
   /// K once M3's proof was right.
   var sessionKey: [UInt8]?
 

@@ -65,12 +65,13 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     do {
       queue += try parser.append(bytes)
     } catch {
-      logger.info("connection \(id) closed: bad request (\(error))")
+      // Anyone on the network can send garbage: not worth more than a debug line each.
+      logger.debug("connection \(id) closed: bad request (\(error))")
       send(HTTPResponse(status: error.status))
       return close()
     }
     guard queue.count <= Self.maximumQueuedRequests else {
-      logger.info("connection \(id) closed: \(queue.count) requests pipelined")
+      logger.debug("connection \(id) closed: \(queue.count) requests pipelined")
       return close()
     }
     processNext()

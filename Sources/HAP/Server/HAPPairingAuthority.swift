@@ -59,7 +59,9 @@ actor HAPPairingAuthority {
   private func setupM1(_ request: [TLV8.Item], connection: Int) -> [TLV8.Item] {
     if state.isPaired { return Self.error(2, .unavailable) }
     if state.failedSetupAttempts >= HAPPairingState.maximumFailedSetupAttempts { return Self.error(2, .maxTries) }
-    if let setup, setup.connection != connection { return Self.error(2, .busy) }
+    if let setup, setup.connection != connection, ContinuousClock.now - setup.started < PairSetup.abandonedAfter {
+      return Self.error(2, .busy)
+    }
     let srp = SRPServer(code: code)
     setup = PairSetup(connection: connection, srp: srp)
     return [TLV8.Item(.state, [2]), TLV8.Item(.salt, srp.salt), TLV8.Item(.publicKey, srp.publicKey)]

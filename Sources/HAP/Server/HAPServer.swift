@@ -107,10 +107,14 @@ public final class HAPServer: Sendable {
     registry.withLock { $0.connections[id]?.controller = controller }
   }
 
+  /// The slot is freed after the authority forgot the connection's pair-setup, so a count of
+  /// open connections never includes one whose setup still blocks others.
   func connectionClosed(_ id: Int) {
-    registry.withLock { _ = $0.connections.removeValue(forKey: id) }
     let authority = authority
-    Task { await authority.connectionClosed(id) }
+    Task { [self] in
+      await authority.connectionClosed(id)
+      registry.withLock { _ = $0.connections.removeValue(forKey: id) }
+    }
   }
 
   private func closeSessions(of controllers: [String], except: Int) {

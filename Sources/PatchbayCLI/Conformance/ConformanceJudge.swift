@@ -7,6 +7,13 @@ struct ConformanceJudge {
   var configRuns: [(variant: ConfigVariant, session: HostSession)]
   /// The hang deadline, in seconds.
   var hangDeadline: Double
+  /// The lifecycle once more without the sandbox, run when it failed confined.
+  var unconfined: HostSession? = nil
+
+  /// The lifecycle failed while the host was confined by Landlock.
+  var lifecycleFailedConfined: Bool {
+    lifecycle.events("sandbox").first?.dropFirst().first == "landlock" && lifecycleOutcome.0 == .fail
+  }
 
   func verdicts() -> [ConformanceVerdict] {
     var verdicts: [ConformanceVerdict] = []
@@ -59,7 +66,30 @@ struct ConformanceJudge {
     }
     add(.noCrash, crashOutcome.0, crashOutcome.1)
     add(.configErrorsAreClear, configOutcome.0, configOutcome.1)
+    add(.sandbox, sandboxOutcome.0, sandboxOutcome.1)
     return verdicts
+  }
+
+  /// The host confined itself before loading the plugin; the lifecycle passing under it is
+  /// what this rule adds (the plugin needs nothing an instance would not be given).
+  private var sandboxOutcome: (ConformanceVerdict.Outcome, String) {
+    guard let line = lifecycle.events("sandbox").first, line.count >= 3 else {
+      return (.skip, "the host did not report its sandbox")
+    }
+    guard line[1] == "landlock" else { return (.skip, "not confined on this machine: \(line[2])") }
+    switch lifecycleOutcome.0 {
+    case .pass: return (.pass, "the lifecycle passed confined (\(line[2]))")
+    case .fail:
+      guard let unconfined,
+        Self(lifecycle: unconfined, configRuns: [], hangDeadline: hangDeadline).lifecycleOutcome.0 == .pass
+      else { return (.pass, "the lifecycle fails unconfined too: see lifecycle") }
+      return (
+        .fail,
+        "the lifecycle fails confined (\(line[2])) and passes unconfined: a file or port the plugin needs must come from its config"
+          + " or [instances.NAME.sandbox] (docs/plugin-authors.md, \"What a plugin may touch\")"
+      )
+    case .skip: return (.skip, "not reached: see lifecycle")
+    }
   }
 
   private var lifecycleOutcome: (ConformanceVerdict.Outcome, String) {

@@ -11,6 +11,7 @@ enum ConformanceRule: String, CaseIterable, Sendable {
   case noThreadsAfterStop = "no-threads-after-stop"
   case noCrash = "no-crash"
   case configErrorsAreClear = "config-errors-are-clear"
+  case sandbox = "sandbox"
 
   var title: String {
     switch self {
@@ -24,6 +25,7 @@ enum ConformanceRule: String, CaseIterable, Sendable {
     case .noThreadsAfterStop: "no thread of the plugin is left after stop() and destroy()"
     case .noCrash: "no crash, abort or exit() in any callback or plugin thread"
     case .configErrorsAreClear: "a missing or mistyped config key is refused with PB_ERR_INVALID_CONFIG and a message"
+    case .sandbox: "the lifecycle runs under the default sandbox an instance with this config gets"
     }
   }
 }

@@ -69,10 +69,21 @@ struct PluginTestCommand: ParsableCommand {
 
     // Each run may spend a deadline per callback and two observation windows.
     let overall = hangDeadline * 8 + Double(observeMs) / 500 + 30
+    // The plugin runs under the default sandbox an instance with this config would get.
+    func sandboxArguments(_ pluginConfig: JSONValue) -> [String] {
+      let spec = InstanceSpec(
+        name: "conformance", plugin: PluginFileName.pluginName(ofPath: path) ?? "", logLevel: "debug",
+        supervision: SupervisionSettings(), pluginConfig: pluginConfig, file: config ?? "")
+      let policy = SandboxPolicy(spec: spec, libraryPath: path, stateDirectory: stateDirectory)
+      policy.createMissingOutputs()
+      // The host adds the library and the state directory itself; `--sandbox on` is implied.
+      return Array(policy.hostArguments.dropFirst(2))
+    }
     func session(_ stage: String, _ pluginConfig: JSONValue) -> HostSession {
       HostSession.run(
         host: locator.hostExecutable,
-        arguments: [stage, path, pluginConfig.description, stateDirectory, String(observeMs)],
+        arguments: [stage, path, pluginConfig.description, stateDirectory, String(observeMs)]
+          + sandboxArguments(pluginConfig),
         hangDeadline: hangDeadline, overallDeadline: overall)
     }
     let lifecycle = session("lifecycle", instance.pluginConfig)
@@ -82,7 +93,17 @@ struct PluginTestCommand: ParsableCommand {
         configRuns.append((variant, session("create", variant.config)))
       }
     }
-    let verdicts = ConformanceJudge(lifecycle: lifecycle, configRuns: configRuns, hangDeadline: hangDeadline).verdicts()
+    var judge = ConformanceJudge(lifecycle: lifecycle, configRuns: configRuns, hangDeadline: hangDeadline)
+    // A lifecycle that fails confined runs once more unconfined: the sandbox rule fails only
+    // when that one passes (the plugin needs something its instance would not be given).
+    if judge.lifecycleFailedConfined {
+      judge.unconfined = HostSession.run(
+        host: locator.hostExecutable,
+        arguments: ["lifecycle", path, instance.pluginConfig.description, stateDirectory, String(observeMs)]
+          + ["--sandbox", "off"],
+        hangDeadline: hangDeadline, overallDeadline: overall)
+    }
+    let verdicts = judge.verdicts()
     let plugin = lifecycle.events("descriptor").first.flatMap {
       $0.count >= 3 && $0[1] == "ok" ? $0[2].split(separator: ",").first.map(String.init) : nil
     }

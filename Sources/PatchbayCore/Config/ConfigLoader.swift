@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
     "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
     "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
     "memory_max_mb", "pids_max", "cpu_weight",
-    "queue_size",
+    "queue_size", "sandbox",
   ]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
   /// Most bytes an instance's own config may take as JSON: it goes to the plugin host in the
@@ -218,6 +218,7 @@ public struct ConfigLoader: Sendable {
     var plugin: String?
     var logLevel = "info"
     var supervision = SupervisionSettings()
+    var sandbox = SandboxSettings()
     var own: [(String, JSONValue)] = []
     func number(_ key: String, _ value: JSONValue, min lower: Double, max upper: Double) -> Double? {
       guard let number = value.doubleValue, number >= lower, number <= upper else {
@@ -271,6 +272,7 @@ public struct ConfigLoader: Sendable {
       case "cpu_weight": number(key, value, min: 1, max: 10_000).map { supervision.cpuWeight = Int($0) }
       case "open_files": number(key, value, min: 0, max: 1_048_576).map { supervision.openFiles = Int($0) }
       case "queue_size": number(key, value, min: 1, max: 1_000_000).map { supervision.queueSize = Int($0) }
+      case "sandbox": sandbox = SandboxSettings.parse(value, prefix: "\(prefix).sandbox", file: file, &diagnostics)
       default:
         own.append((key, value))
       }
@@ -296,7 +298,8 @@ public struct ConfigLoader: Sendable {
     }
     guard diagnostics.count == count else { return nil }
     return InstanceSpec(
-      name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file)
+      name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file,
+      sandbox: sandbox)
   }
 
   package func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic])

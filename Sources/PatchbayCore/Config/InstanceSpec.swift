@@ -38,9 +38,24 @@ public struct InstanceSpec: Sendable, Equatable {
   public var pluginConfig: JSONValue
   /// The file the section came from.
   public var file: String
+  /// `[instances.NAME.sandbox]`: what the instance may touch beyond its defaults.
+  public var sandbox = SandboxSettings()
+
+  public init(
+    name: String, plugin: String, logLevel: String, supervision: SupervisionSettings, pluginConfig: JSONValue,
+    file: String, sandbox: SandboxSettings = SandboxSettings()
+  ) {
+    self.name = name
+    self.plugin = plugin
+    self.logLevel = logLevel
+    self.supervision = supervision
+    self.pluginConfig = pluginConfig
+    self.file = file
+    self.sandbox = sandbox
+  }
 
   /// Everything that, when changed, needs a new process (reload compares this).
   public var identity: String {
-    "\(plugin)|\(logLevel)|\(supervision)|\(pluginConfig.description)"
+    "\(plugin)|\(logLevel)|\(supervision)|\(pluginConfig.description)|\(sandbox)"
   }
 }

@@ -45,4 +45,6 @@ public struct InstanceStatus: Sendable, Codable {
   /// What contains the running instance beyond its process: its cgroup and limits, or why
   /// there are only the per-process rlimits.
   public var containment: String? = nil
+  /// The instance's confinement (nil before its first start).
+  public var sandbox: SandboxStatus? = nil
 }

@@ -88,6 +88,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var publishWaits = 0
     var publishBusyBefore = 0
     var publishWaitsBefore = 0
+    /// The sandbox the current (or last) process was given, and what its host confirmed.
+    var sandboxPolicy: SandboxPolicy?
+    var confinement: (abi: Int, network: Bool, signals: Bool, seccomp: Bool)?
+    var refusedCalls = 0
+    var refusedCallsBefore = 0
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
@@ -138,9 +143,15 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       markFailed(problem)
       return
     }
-    let arguments = [
-      "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files", String(spec.supervision.openFiles),
-    ]
+    let policy = SandboxPolicy(spec: spec, libraryPath: libraryPath, stateDirectory: instanceStateDirectory)
+    // Landlock grants only what exists: the state directory (prepared above), and the files the
+    // plugin will write by its config (created empty), exist before the host starts.
+    policy.createMissingOutputs()
+    let arguments =
+      [
+        "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files",
+        String(spec.supervision.openFiles),
+      ] + policy.hostArguments
     let refused = state.change { state -> Bool in
       guard !state.retired else { return true }
       state.phase = .starting
@@ -151,6 +162,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.hostVerdict = nil
       state.generation += 1
       state.sentToProcess = 0
+      state.sandboxPolicy = policy
+      state.confinement = nil
       return false
     }
     guard !refused else { return }
@@ -364,6 +377,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         $0.publishWaits = Int(clamping: waits)
       }
 
+    case .confined(let abi, let network, let signals, let seccomp):
+      state.change { $0.confinement = (Int(abi), network, signals, seccomp) }
+    case .refusedCalls(let total):
+      state.change { $0.refusedCalls = Int(clamping: total) }
     case .described, .stopped:
       break
     }
@@ -392,6 +409,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.process = nil
       state.refusalsBefore += state.refusals
       state.refusals = 0
+      state.refusedCallsBefore += state.refusedCalls
+      state.refusedCalls = 0
       state.publishBusyBefore += state.publishBusy
       state.publishBusy = 0
       state.publishWaitsBefore += state.publishWaits
@@ -743,7 +762,13 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         publishWaits: state.publishWaitsBefore + state.publishWaits, peer: nil,
         lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports,
         controlRefusals: state.controlRefusals == 0 ? nil : state.controlRefusals,
-        containment: state.process?.containment)
+        containment: state.process?.containment,
+        sandbox: state.sandboxPolicy.map { policy in
+          SandboxStatus(
+            policy: policy, landlockABI: state.confinement?.abi, networkConfined: state.confinement?.network ?? false,
+            signalsScoped: state.confinement?.signals ?? false, seccomp: state.confinement?.seccomp ?? false,
+            refusedCalls: state.refusedCallsBefore + state.refusedCalls)
+        })
     }
   }
 

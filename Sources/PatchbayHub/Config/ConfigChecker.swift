@@ -51,6 +51,19 @@ public struct ConfigChecker: Sendable {
 
   /// The control socket's path must be free or a socket (a running hub's is fine: `check` runs
   /// next to it); anything else the hub would refuse to replace.
+  /// Landlock grants only paths that exist: a missing one would silently grant nothing.
+  private func sandboxPathDiagnostics(_ spec: InstanceSpec) -> [ConfigDiagnostic] {
+    let lists = [("read", spec.sandbox.read), ("write", spec.sandbox.write)]
+    return lists.flatMap { key, paths in
+      paths.filter { !FileManager.default.fileExists(atPath: $0) }.map { path in
+        ConfigDiagnostic(
+          file: spec.file, key: "instances.\(spec.name).sandbox.\(key)",
+          message: "'\(path)' does not exist: the sandbox can grant only an existing file or folder"
+            + " (create it first, or remove it from the list)")
+      }
+    }
+  }
+
   private func hubPathDiagnostics(_ config: HubConfig) -> [ConfigDiagnostic] {
     guard case .occupied = ControlSocketPath.inspect(config.hub.controlSocket),
       let problem = ControlSocketPath.problem(config.hub.controlSocket)
@@ -65,6 +78,7 @@ public struct ConfigChecker: Sendable {
     let installed = locator.installedPlugins().map(\.name)
     var libraries: [(InstanceSpec, String)] = []
     for spec in config.instances {
+      diagnostics += sandboxPathDiagnostics(spec)
       if let library = locator.library(for: spec.plugin) {
         libraries.append((spec, library))
       } else {

@@ -28,16 +28,19 @@ final class PortProbe: PluginChannelDelegate, Sendable {
     let request = LoadRequest(
       libraryPath: library, instanceName: spec.name, configJSON: spec.pluginConfig.description,
       stateDirectory: stateDirectory, logLevel: 4)
-    return PortProbe().run(.load(request), locator: locator)
+    // Under the instance's sandbox: a config that reads what it was not given fails here too.
+    let policy = SandboxPolicy(spec: spec, libraryPath: library, stateDirectory: stateDirectory)
+    policy.createMissingOutputs()
+    return PortProbe().run(.load(request), locator: locator, arguments: policy.hostArguments)
   }
 
-  private func run(_ request: HubMessage, locator: PluginLocator) -> Outcome {
+  private func run(_ request: HubMessage, locator: PluginLocator, arguments: [String] = []) -> Outcome {
     let process: any PluginChannel
     do {
       // No instance name has parentheses: the marker never matches a running instance, nor
       // another probe (a probe's end must not sweep a concurrent one away).
       process = try PluginProcess.spawn(
-        host: locator.hostExecutable, instance: "(probe \(UInt64.random(in: 0...UInt64.max)))", arguments: [],
+        host: locator.hostExecutable, instance: "(probe \(UInt64.random(in: 0...UInt64.max)))", arguments: arguments,
         delegate: self)
     } catch {
       return .failed("cannot start the plugin host \(locator.hostExecutable): \(error)")

@@ -1,3 +1,4 @@
+import CProcessControl
 import Dispatch
 import PatchbayValues
 import PatchbayWire
@@ -16,7 +17,7 @@ import Synchronization
 /// `create` only creates and destroys (the checker's config variants).
 enum ConformanceRun {
   static func main(_ arguments: [String]) -> Never {
-    guard arguments.count == 5, ["lifecycle", "create"].contains(arguments[0]), let observeMs = Int(arguments[4]),
+    guard arguments.count >= 5, ["lifecycle", "create"].contains(arguments[0]), let observeMs = Int(arguments[4]),
       fcntl(ReportChannel.descriptor, F_GETFD) != -1
     else {
       let text =
@@ -27,7 +28,21 @@ enum ConformanceRun {
     }
     let (stage, path, configJSON, stateDirectory) = (arguments[0], arguments[1], arguments[2], arguments[3])
     _ = fcntl(ReportChannel.descriptor, F_SETFD, FD_CLOEXEC)
+    // The plugin runs under the default sandbox (its library, its state directory, what the
+    // checker derived from the config: the arguments after the fifth), as an instance would.
+    let extra = Array(arguments.dropFirst(5))
+    var sandbox = Sandbox(arguments: extra)
+    // Confined unless the checker asks for the unconfined comparison run (`--sandbox off`).
+    sandbox.enabled = !extra.contains("off")
+    sandbox.read.append(path)
+    sandbox.write.append(stateDirectory)
+    let confinement = sandbox.apply()
+    if confinement.signals { pc_signals_reach_only_descendants() }
     let observer = ConformanceObserver(afterStopMs: observeMs)
+    observer.report.write(
+      "sandbox", confinement.landlockABI > 0 ? "landlock" : "none",
+      "Landlock ABI \(confinement.landlockABI), seccomp \(confinement.seccomp ? "on" : "off")"
+        + (confinement.problems.isEmpty ? "" : ": " + confinement.problems.joined(separator: "; ")))
 
     do throws(LoadFailure) {
       let library = try PluginLibrary.open(path)

@@ -9,11 +9,12 @@ Usage: controller.py HOST PORT
 import asyncio
 import json
 import sys
+import time
 import uuid
 
 from aiohomekit.characteristic_cache import CharacteristicCacheMemory
 from aiohomekit.controller.ip.connection import HomeKitConnection
-from aiohomekit.controller.ip.pairing import IpPairing
+from aiohomekit.controller.ip.pairing import IpPairing, format_characteristic_list
 from aiohomekit.protocol import perform_pair_setup_part1, perform_pair_setup_part2
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -35,6 +36,7 @@ def say(obj):
 
 controller = Controller()
 pairings = {}  # name -> IpPairing
+started = {}  # name -> HomeKitConnection with a pair-setup in progress
 
 
 async def run_setup(connection, state_machine):
@@ -62,7 +64,23 @@ async def pair(pin):
 
 def open_pairing(name, data):
     pairing = IpPairing(controller, data)
-    pairing.dispatcher_connect(lambda event, name=name: say({"event": name, "values": encode(event)}))
+    # Only the accessory's EVENT messages (aiohomekit's listeners also hear its own writes).
+    received = pairing.event_received
+
+    def on_event(event, name=name):
+        say({"event": name, "values": encode(format_characteristic_list(event))})
+        received(event)
+
+    pairing.event_received = on_event
+    # Count the sessions the accessory closed (aiohomekit reconnects at once by itself).
+    pairing.disconnects = 0
+    lost = pairing.connection._connection_lost
+
+    def on_lost(exception):
+        pairing.disconnects += 1
+        lost(exception)
+
+    pairing.connection._connection_lost = on_lost
     pairings[name] = pairing
     return pairing
 
@@ -83,10 +101,27 @@ async def handle(command):
         data = await pair(command["pin"])
         open_pairing(name, data)
         return data
+    if cmd == "pair_start":
+        # Pair-setup M1 only, on a connection left open: a pairing in progress.
+        connection = HomeKitConnection(None, [HOST], PORT)
+        await connection.ensure_connection()
+        await run_setup(connection, perform_pair_setup_part1(False))
+        started[name] = connection
+        return True
+    if cmd == "pair_abandon":
+        await started.pop(name).close()
+        return True
     if cmd == "load":
         open_pairing(name, command["data"])
         return True
     pairing = pairings[name]
+    if cmd in ("get_raw", "put_raw", "prepare", "raw_write"):
+        await pairing._ensure_connected()
+    if cmd == "verify":
+        # Connect and pair-verify only; the seconds it took.
+        begun = time.monotonic()
+        await pairing._ensure_connected()
+        return time.monotonic() - begun
     if cmd == "accessories":
         return await pairing.list_accessories_and_characteristics()
     if cmd == "get":
@@ -97,6 +132,8 @@ async def handle(command):
         # A PUT /characteristics body as given (for "r", timed writes and "ev").
         response = await pairing.connection.put_json("/characteristics", command["body"])
         return response
+    if cmd == "get_raw":
+        return await pairing.connection.get_json(command["path"])
     if cmd == "prepare":
         return await pairing.connection.put_json("/prepare", command["body"])
     if cmd == "subscribe":
@@ -118,9 +155,9 @@ async def handle(command):
     if cmd == "remove_pairing":
         return await pairing.remove_pairing(command["id"])
     if cmd == "wait_closed":
-        # Whether the accessory closed this controller's session.
-        for _ in range(600):
-            if not pairing.connection.is_connected:
+        # Whether the accessory closed this controller's session ("count" times so far).
+        for _ in range(1200):
+            if pairing.disconnects >= command.get("count", 1):
                 return True
             await asyncio.sleep(0.05)
         return False
@@ -136,7 +173,7 @@ async def handle(command):
 
 async def main():
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
+    reader = asyncio.StreamReader(limit=1 << 24)  # a 1 MB body comes in one command
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     say({"ready": True})
     while line := await reader.readline():

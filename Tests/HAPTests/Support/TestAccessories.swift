@@ -130,10 +130,15 @@ final class TestAccessories: HAPAccessoryDelegate {
                               ("perms", .array(characteristic.perms.map(JSONValue.string))),
                             ]
                             if characteristic.perms.contains("pr") {
-                              members.append(("value", value(HAPCharacteristicID(aid: accessory.aid, iid: iid)) ?? .null))
+                              members.append(
+                                ("value", value(HAPCharacteristicID(aid: accessory.aid, iid: iid)) ?? .null))
                             }
-                            if let minimum = characteristic.minimum { members.append(("minValue", .integer(Int64(minimum)))) }
-                            if let maximum = characteristic.maximum { members.append(("maxValue", .integer(Int64(maximum)))) }
+                            if let minimum = characteristic.minimum {
+                              members.append(("minValue", .integer(Int64(minimum))))
+                            }
+                            if let maximum = characteristic.maximum {
+                              members.append(("maxValue", .integer(Int64(maximum))))
+                            }
                             return .object(members)
                           })
                       ),
@@ -171,7 +176,10 @@ final class TestAccessories: HAPAccessoryDelegate {
       switch characteristic.format {
       case "bool": valid = write.value.boolValue != nil || [0, 1].contains(write.value.integerValue)
       case "int":
-        valid = write.value.integerValue.map { ($0 >= characteristic.minimum ?? .min) && ($0 <= characteristic.maximum ?? .max) } ?? false
+        valid =
+          write.value.integerValue.map {
+            ($0 >= characteristic.minimum ?? .min) && ($0 <= characteristic.maximum ?? .max)
+          } ?? false
       default: valid = false
       }
       guard valid else { return HAPWriteResult(id: write.id, status: .invalidValue) }
