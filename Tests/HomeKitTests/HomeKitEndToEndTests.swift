@@ -10,8 +10,13 @@ import Testing
 @Suite(.serialized) struct HomeKitEndToEndTests {
   let hub: HubUnderTest
   let bedside = "80:e4:da:71:b6:8e"
+  /// The bridge's port, held for it (the sandbox grants a homekit instance its configured port).
+  let reservation: PortReservation
 
-  init() throws { hub = try HubUnderTest("patchbay-homekit", plugins: ["homekit", "flic", "example-swift"]) }
+  init() throws {
+    hub = try HubUnderTest("patchbay-homekit", plugins: ["homekit", "flic", "example-swift"])
+    reservation = try PortReservation()
+  }
 
   var probePath: String { hub.path + "/probe.jsonl" }
   var bridgeState: String { hub.stateDirectory + "/instances/homekit" }
@@ -30,6 +35,7 @@ import Testing
       [instances.homekit]
       plugin = "homekit"
       name = "Bedroom"
+      port = \(reservation.port)
       [[instances.homekit.accessories]]
       name = "Bedside button"
       service = "programmable_switch"
@@ -127,6 +133,7 @@ import Testing
       .flicd, directory: hub.directory, arguments: ["--button", "\(bedside)=bedside"])
     try startHub(flicdPort: simulator.port)
     let port = try bridgePort()
+    #expect(port == reservation.port)
     let code = try #require(try identity()["setup_code"] as? String)
 
     let controller = try AiohomekitController(port: port)

@@ -91,22 +91,32 @@ final class HomeKitPlugin: PatchbayPlugin {
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var logger = Logger(label: "homekit")
     logger.logLevel = .info
-    let server = HAPServer(
-      configuration: HAPServerConfiguration(
-        identity: try BridgeIdentityStore.accessoryIdentity(identity), setupCode: setupCode, pairingState: pairings,
-        host: "::", port: config.port ?? identity.port ?? 0),
-      delegate: bridge, group: eventLoops, logger: logger)
+    let accessoryIdentity = try BridgeIdentityStore.accessoryIdentity(identity)
+    func listen(on port: Int) throws -> (HAPServer, Int) {
+      let server = HAPServer(
+        configuration: HAPServerConfiguration(
+          identity: accessoryIdentity, setupCode: setupCode, pairingState: pairings, host: "::", port: port),
+        delegate: bridge, group: eventLoops, logger: logger)
+      return (server, try AsyncBridge.wait { try await server.start() })
+    }
+    let server: HAPServer
+    let port: Int
+    do {
+      do {
+        (server, port) = try listen(on: config.port ?? identity.port ?? 0)
+      } catch  where config.port == nil && identity.port != nil {
+        // The kept port is taken (or, under the sandbox, not granted): any port; Home finds the
+        // bridge again by mDNS. Set `port` to have one that never changes.
+        context.log(.warning, "cannot listen on the kept port \(identity.port ?? 0) (\(error)); taking another")
+        (server, port) = try listen(on: 0)
+      }
+    } catch {
+      try? eventLoops.syncShutdownGracefully()
+      throw PluginError(.unavailable, "cannot listen on port \(config.port ?? identity.port ?? 0): \(error)")
+    }
     bridge.connect(server)
     running = Running(bridge: bridge, server: server, eventLoops: eventLoops, advertiser: advertisement)
     context.publish(.text(Self.pairingText(pairings, setupCode: setupCode)), on: status)
-
-    let port: Int
-    do {
-      port = try AsyncBridge.wait { try await server.start() }
-    } catch {
-      self.stop()
-      throw PluginError(.unavailable, "cannot listen on port \(config.port ?? identity.port ?? 0): \(error)")
-    }
     if config.port == nil, identity.port != port {
       // Chosen once and kept: Home looks for the bridge where it was.
       identity.port = port

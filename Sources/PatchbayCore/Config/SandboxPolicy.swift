@@ -42,7 +42,19 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     self.read = Self.unique(read + settings.read)
     write = Self.unique([stateDirectory] + outputs + settings.write)
     connect = Self.unique((ports.isEmpty ? [] : [53]) + ports + settings.connect).sorted()
-    bind = Self.unique(settings.bind).sorted()
+    bind = Self.unique(Self.defaultBind(spec) + settings.bind).sorted()
+  }
+
+  /// A bundled server plugin listens where its config says: homekit on `port`, else on a port
+  /// the system picks (0: Landlock's rule for ephemeral ports).
+  static func defaultBind(_ spec: InstanceSpec) -> [Int] {
+    guard spec.plugin == "homekit" else { return [] }
+    if case .object(let members) = spec.pluginConfig, let port = members.first(where: { $0.0 == "port" })?.1,
+      case .integer(let number) = port
+    {
+      return [Int(number)]
+    }
+    return [0]
   }
 
   /// Landlock grants only what exists: the files the plugin writes by its config are created
