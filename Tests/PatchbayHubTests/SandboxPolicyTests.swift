@@ -33,6 +33,16 @@ import Testing
     #expect(policy(spec("x", [("address", .string("fe80::1"))])).connect == [])
   }
 
+  /// A homekit bridge listens: on its `port`, else on any port (0); other plugins bind nothing.
+  @Test func homekitMayListenOnItsPort() {
+    #expect(policy(spec("homekit", [("port", .integer(51826))])).bind == [51826])
+    #expect(policy(spec("homekit", [("name", .string("Bedroom"))])).bind == [0])
+    var extra = SandboxSettings()
+    extra.bind = [8080]
+    #expect(policy(spec("homekit", [], sandbox: extra)).bind == [0, 8080])
+    #expect(policy(spec("flic", [("port", .integer(5551))])).bind == [])
+  }
+
   @Test func pathsInTheConfigAreReadableAndOutputsWritable() {
     let granted = policy(
       spec(
