@@ -57,7 +57,9 @@ final class GMPInteger: @unchecked Sendable {
   /// self^exponent mod modulus (odd), in time that does not depend on the exponent's bits
   /// (mpz_powm_sec): SRP's exponents x and b are secrets.
   func power(_ exponent: GMPInteger, modulus: GMPInteger) -> GMPInteger {
-    GMPInteger { result in
+    // mpz_powm_sec's requirement: its result is not defined for an even modulus.
+    precondition(!modulus.isZero && modulus.value.pointee._mp_d[0] & 1 == 1, "power needs an odd modulus")
+    return GMPInteger { result in
       if exponent.isZero {
         __gmpz_set_ui(result, 1)  // mpz_powm_sec requires exponent > 0
         __gmpz_mod(result, result, modulus.value)
