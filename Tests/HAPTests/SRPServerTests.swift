@@ -3,7 +3,8 @@ import Testing
 @testable import HAP
 
 /// SRP-6a's server side against values from an independent implementation (Python's integers,
-/// RFC 5054 with HAP's padding): B, S and A each with leading zero bytes, so PAD() is exercised.
+/// RFC 5054 with HAP's padding; Scripts/srp_reference_vector.py): B, S and A each with leading
+/// zero bytes, so PAD() is exercised.
 @Suite struct SRPServerTests {
   static let salt: [UInt8] = Array(1...16)
   static let secret = hexBytes("f4cb96bb357be4bf53622b609d81890756bbd0738da3681dec4d1dfb871402fb")
