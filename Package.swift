@@ -62,9 +62,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
-    // HomeKit (HAP): X25519, Ed25519, ChaCha20-Poly1305, HKDF and SHA-512; SRP-6a's big integers.
+    // HomeKit (HAP): X25519, Ed25519, ChaCha20-Poly1305, HKDF and SHA-512 (SRP-6a's big integers: CGMP).
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-    .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
   ],
   targets: [
     // The HomeKit Accessory Protocol over IP, for the bridge and the controller alike: TLV8,
@@ -72,14 +71,17 @@ let package = Package(
     .target(
       name: "HAP",
       dependencies: [
-        "PatchbayValues",
+        "PatchbayValues", "CGMP",
         .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "BigInt", package: "BigInt"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/HAP", swiftSettings: strict),
+    // libgmp from Debian (libgmp-dev): SRP-6a's 3072-bit modular arithmetic, milliseconds per pair-setup
+    // where a Swift big-integer library took 7–10 s in a debug build (HAPTests.SRPServerTests prints it).
+    .systemLibrary(
+      name: "CGMP", path: "Sources/CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
     // libavahi-client from Debian (pkg-config avahi-client): the system's mDNS responder.
     .systemLibrary(
       name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",

@@ -1,4 +1,3 @@
-import BigInt
 import Crypto
 
 /// The accessory's side of SRP-6a (RFC 5054 group 3072, SHA-512, username "Pair-Setup", the
@@ -7,18 +6,18 @@ struct SRPServer {
   static let username = "Pair-Setup"
 
   let salt: [UInt8]
-  private let verifier: BigUInt
-  private let secret: BigUInt
+  private let verifier: GMPInteger
+  private let secret: GMPInteger
   /// B, padded to the group's length.
   let publicKey: [UInt8]
 
   init(code: HAPSetupCode, salt: [UInt8] = Self.randomBytes(16), secret: [UInt8] = Self.randomBytes(32)) {
     self.salt = salt
     let inner = Self.hash(Array("\(Self.username):\(code.description)".utf8))
-    let x = BigUInt(bigEndian: Self.hash(salt + inner))
+    let x = GMPInteger(bigEndian: Self.hash(salt + inner))
     verifier = SRPGroup.g.power(x, modulus: SRPGroup.N)
-    self.secret = BigUInt(bigEndian: secret)
-    let k = BigUInt(bigEndian: Self.hash(SRPGroup.N.bigEndianBytes + SRPGroup.g.padded(to: SRPGroup.length)))
+    self.secret = GMPInteger(bigEndian: secret)
+    let k = GMPInteger(bigEndian: Self.hash(SRPGroup.N.bigEndianBytes + SRPGroup.g.padded(to: SRPGroup.length)))
     let B = (k * verifier + SRPGroup.g.power(self.secret, modulus: SRPGroup.N)) % SRPGroup.N
     publicKey = B.padded(to: SRPGroup.length)
   }
@@ -26,10 +25,10 @@ struct SRPServer {
   /// Checks the controller's proof M1 for its public key A; on success the session key K
   /// (64 bytes) and the accessory's proof M2 = H(A | M1 | K).
   func verify(clientPublicKey: [UInt8], clientProof: [UInt8]) -> (sessionKey: [UInt8], proof: [UInt8])? {
-    let A = BigUInt(bigEndian: clientPublicKey)
-    guard A % SRPGroup.N != 0 else { return nil }  // RFC 5054: abort on A mod N == 0
-    let u = BigUInt(bigEndian: Self.hash(A.padded(to: SRPGroup.length) + publicKey))
-    guard u != 0 else { return nil }
+    let A = GMPInteger(bigEndian: clientPublicKey)
+    guard !(A % SRPGroup.N).isZero else { return nil }  // RFC 5054: abort on A mod N == 0
+    let u = GMPInteger(bigEndian: Self.hash(A.padded(to: SRPGroup.length) + publicKey))
+    guard !u.isZero else { return nil }
     let S = (A * verifier.power(u, modulus: SRPGroup.N)).power(secret, modulus: SRPGroup.N)
     // Padded like aiohomekit and Apple's controllers (differs from unpadded 1 time in 256).
     let paddedA = A.padded(to: SRPGroup.length)
