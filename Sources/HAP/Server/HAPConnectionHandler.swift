@@ -88,7 +88,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     let router = router
     let loop = context.eventLoop
     let handler = NIOLoopBound(self, eventLoop: loop)
-    Task {
+    Task(executorPreference: EventLoopTaskExecutor(loop)) {
       let outcome = await router.route(request, snapshot)
       loop.execute { handler.value.finish(outcome) }
     }

@@ -111,7 +111,7 @@ public final class HAPServer: Sendable {
   /// open connections never includes one whose setup still blocks others.
   func connectionClosed(_ id: Int) {
     let authority = authority
-    Task { [self] in
+    Task(executorPreference: EventLoopTaskExecutor(group.next())) { [self] in
       await authority.connectionClosed(id)
       registry.withLock { _ = $0.connections.removeValue(forKey: id) }
     }
