@@ -2,9 +2,8 @@ import CGMP
 
 /// A non-negative big integer in a libgmp `mpz_t`: only what SRP-6a needs. libgmp instead of a
 /// Swift big-integer library because a debug build (the tests') took 7–10 s per pair-setup.
-/// Immutable: every operation returns a new value.
-// @unchecked Sendable: the mpz_t is written only in init, and libgmp only reads its operands.
-final class GMPInteger: @unchecked Sendable {
+/// Immutable: every operation returns a new value. Not Sendable: each pair-setup owns its own.
+final class GMPInteger {
   // Allocated, not a stored struct: libgmp keeps this address across calls.
   private let value = UnsafeMutablePointer<__mpz_struct>.allocate(capacity: 1)
 
