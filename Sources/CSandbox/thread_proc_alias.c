@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
+#include <dlfcn.h>
 
 /* A thread's own /proc entry, under Landlock.
  *
@@ -38,19 +41,81 @@ static int own_thread_alias(const char *path, char *alias, size_t size) {
   return length > 0 && (size_t)length < size;
 }
 
-int open(const char *path, int flags, ...) {
-  mode_t mode = 0;
-  if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
-    va_list arguments;
-    va_start(arguments, flags);
-    mode = va_arg(arguments, mode_t);
-    va_end(arguments);
-  }
-  int fd = openat(AT_FDCWD, path, flags, mode);
+/* The mode argument, present only when the flags create a file. */
+#define CREATION_MODE(flags, mode)                                      \
+  do {                                                                  \
+    if (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE) {    \
+      va_list arguments;                                                \
+      va_start(arguments, flags);                                       \
+      mode = va_arg(arguments, mode_t);                                 \
+      va_end(arguments);                                                \
+    }                                                                   \
+  } while (0)
+
+/* openat(2) itself, not through the definitions below (they interpose on libc's). */
+static int raw_openat(int directory, const char *path, int flags, mode_t mode) {
+  return (int)syscall(SYS_openat, directory, path, flags | O_LARGEFILE, mode);
+}
+
+/* Retries a refused "/proc/N/..." as the process's own thread N; other refusals stand. */
+static int open_or_own_thread(int directory, const char *path, int flags, mode_t mode) {
+  int fd = raw_openat(directory, path, flags, mode);
   if (fd >= 0 || errno != EACCES || !atomic_load(&aliasing)) return fd;
   char alias[256];
   if (!own_thread_alias(path, alias, sizeof alias)) return fd;
-  int other = openat(AT_FDCWD, alias, flags, mode);
+  int other = raw_openat(AT_FDCWD, alias, flags, mode);
   if (other < 0) errno = EACCES; /* not one of ours: the refusal stands */
   return other;
 }
+
+/* Every entry point a library may call, so that none of them bypasses the alias: open and
+ * openat with their 64-bit names (Rust's std and C built with _FILE_OFFSET_BITS=64 call
+ * those), and fopen (glibc's fopen opens through an internal call that open() does not
+ * see). */
+int open(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  CREATION_MODE(flags, mode);
+  return open_or_own_thread(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  CREATION_MODE(flags, mode);
+  return open_or_own_thread(AT_FDCWD, path, flags, mode);
+}
+
+int openat(int directory, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  CREATION_MODE(flags, mode);
+  return open_or_own_thread(directory, path, flags, mode);
+}
+
+int openat64(int directory, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  CREATION_MODE(flags, mode);
+  return open_or_own_thread(directory, path, flags, mode);
+}
+
+typedef FILE *(*fopen_function)(const char *, const char *);
+
+static FILE *fopen_or_own_thread(const char *symbol, const char *path, const char *mode) {
+  static _Atomic(fopen_function) found[2];
+  _Atomic(fopen_function) *slot = &found[strcmp(symbol, "fopen") == 0 ? 0 : 1];
+  fopen_function next = atomic_load(slot);
+  if (!next) atomic_store(slot, next = (fopen_function)dlsym(RTLD_NEXT, symbol));
+  if (!next) {
+    errno = ENOSYS;
+    return NULL;
+  }
+  FILE *file = next(path, mode);
+  if (file || errno != EACCES || !atomic_load(&aliasing)) return file;
+  char alias[256];
+  if (!own_thread_alias(path, alias, sizeof alias)) return file;
+  file = next(alias, mode);
+  if (!file) errno = EACCES;
+  return file;
+}
+
+FILE *fopen(const char *path, const char *mode) { return fopen_or_own_thread("fopen", path, mode); }
+
+FILE *fopen64(const char *path, const char *mode) { return fopen_or_own_thread("fopen64", path, mode); }

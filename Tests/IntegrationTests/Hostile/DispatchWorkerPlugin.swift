@@ -2,7 +2,7 @@
 /// Foundation): libdispatch's worker-pool monitor then reads `/proc/TID/stat` of each worker
 /// once a second and traps (SIGILL) when that open fails. On `poke` it writes to `report` in
 /// its state directory: `thread-stat ok` (or `refused ERRNO`) for its own thread's
-/// `/proc/TID/stat` opened from a new thread, then `done N` once N queued jobs of 0.1 s ran.
+/// `/proc/TID/stat` opened from a new thread (through open, open64, openat and fopen), then `done N` once N queued jobs of 0.1 s ran.
 /// libdispatch is the one the host already loaded (found with dlsym, no link flags).
 enum DispatchWorkerPlugin {
   static let jobs = 40
@@ -41,14 +41,29 @@ enum DispatchWorkerPlugin {
       fclose(file);
     }
 
+    /* The thread's own /proc/TID/stat through each way a library opens a file: libdispatch
+     * calls open; Rust's std and large-file C call open64 and openat; stdio calls fopen. */
     static void *open_own_stat(void *context) {
       busy *self = context;
-      char path[64], line[128];
+      char path[64], line[128] = "thread-stat ok";
       snprintf(path, sizeof path, "/proc/%d/stat", (int)gettid());
-      int fd = open(path, O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) snprintf(line, sizeof line, "thread-stat ok");
-      else snprintf(line, sizeof line, "thread-stat refused %s", strerrorname_np(errno));
-      if (fd >= 0) close(fd);
+      const char *names[] = {"open", "open64", "openat", "fopen"};
+      for (int way = 0; way < 4; way++) {
+        int fd = -1;
+        FILE *file = NULL;
+        switch (way) {
+          case 0: fd = open(path, O_RDONLY | O_CLOEXEC); break;
+          case 1: fd = open64(path, O_RDONLY | O_CLOEXEC); break;
+          case 2: fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC); break;
+          case 3: file = fopen(path, "re"); break;
+        }
+        if (fd >= 0) close(fd);
+        if (file) fclose(file);
+        if (fd < 0 && !file) {
+          snprintf(line, sizeof line, "thread-stat refused %s through %s", strerrorname_np(errno), names[way]);
+          break;
+        }
+      }
       append(self, line);
       return NULL;
     }
