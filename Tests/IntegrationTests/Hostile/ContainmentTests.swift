@@ -99,6 +99,49 @@ import Testing
     }
   }
 
+  /// The children of `parent` now, each as (pid, start time): a pid alone may be reused.
+  static func children(of parent: Int32) -> Set<String> {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    var found: Set<String> = []
+    for pid in entries.compactMap(Int32.init) {
+      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { continue }
+      // After "(comm)": state, ppid, ... field 22 is the start time.
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      guard fields.count > 19, Int32(fields[1]) == parent, fields[0] != "Z" else { continue }
+      found.insert("\(pid)@\(fields[19])")
+    }
+    return found
+  }
+
+  /// A fork storm: 10,000 children that stay. Outside a cgroup with pids.max (systemd's
+  /// Delegate=yes), nothing refuses the forks; what contains them is that the hub and the
+  /// healthy instance do not notice, and that a restart of the instance leaves none of them.
+  @Test func tenThousandForksCostOnlyTheirInstance() throws {
+    let harness = try startHub(mode: "swarm")
+    try harness.waitUntilRunning("bad", "good")
+    let hubPID = harness.process!.pid
+    let goodPID = try harness.pid(of: "good")
+    let host = try #require(try harness.pid(of: "bad"))
+    #expect(try harness.cli("send", "bad.poke", "trigger").status == 0)
+    var swarm: Set<String> = []
+    try eventually("the plugin forked 10,000 children", within: 300) {
+      swarm = Self.children(of: host)
+      return swarm.count >= 10_000
+    }
+    try expectHealthyGetsEverything(harness, from: 1, count: 10)
+    #expect(try harness.cli("restart", "bad").status == 0)
+    try eventually("none of the 10,000 is left after the restart", within: 120) {
+      Self.children(of: host).isEmpty && Self.children(of: hubPID).isDisjoint(with: swarm)
+    }
+    try harness.waitUntilRunning("bad")
+    try expectHealthyGetsEverything(harness, from: 11, count: 10)
+    #expect(HubUnderTest.isAlive(hubPID))
+    #expect(try harness.pid(of: "good") == goodPID)
+    try harness.stop()
+  }
+
   @Test func aFloodOfBadValuesIsCountedNotLogged() throws {
     let harness = try startHub(mode: "flood")
     let hub = harness.process!

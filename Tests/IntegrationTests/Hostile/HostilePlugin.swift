@@ -4,6 +4,7 @@ enum HostilePlugin {
   static let source = #"""
     #define _GNU_SOURCE
     #include <patchbay/plugin.h>
+    #include <errno.h>
     #include <pthread.h>
     #include <stdio.h>
     #include <stdlib.h>
@@ -56,6 +57,23 @@ enum HostilePlugin {
       return NULL;
     }
 
+    /* A fork storm: 10,000 children that stay (pause), from a thread so that the host still
+     * answers heartbeats; says "swarm N" (or "swarm N, then ERRNO") on its text output. */
+    static void *swarm(void *argument) {
+      hostile *self = argument;
+      int made = 0, error = 0;
+      for (; made < 10000; made++) {
+        pid_t child = fork();
+        if (child == 0) for (;;) pause();
+        if (child < 0) { error = errno; break; }
+      }
+      char line[96];
+      int length = error ? snprintf(line, sizeof line, "swarm %d, then %s", made, strerrorname_np(error))
+                         : snprintf(line, sizeof line, "swarm %d", made);
+      publish_text(self, line, (size_t)length);
+      return NULL;
+    }
+
     static void *after_stop(void *argument) {
       hostile *self = argument;
       for (;;) {
@@ -100,6 +118,8 @@ enum HostilePlugin {
       (void)port; (void)value; (void)error;
       hostile *self = instance;
       if (strcmp(self->mode, "exit_in_receive") == 0) exit(0);
+      pthread_t thread;
+      if (strcmp(self->mode, "swarm") == 0) pthread_create(&thread, NULL, swarm, self);
       return PB_OK;
     }
 
