@@ -90,10 +90,15 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       clock: clock, launcher: launcher)
   }
 
-  /// Waits (generously) until each instance declared its ports or failed: on each instance's
-  /// own condition, not by polling.
+  /// How long the others wait for an instance's create() before they start without it: a
+  /// plugin that hangs in create() would otherwise hold every instance until its hang timeout.
+  /// The late one gets its routes, then its start, once it has declared its ports.
+  package static let createGrace: TimeInterval = 5
+
+  /// Waits until each instance declared its ports or failed, at most `createGrace`: on each
+  /// instance's own condition, not by polling.
   package func waitUntilCreated(_ supervisors: [InstanceSupervisor]) {
-    let deadline = Date().addingTimeInterval(60)
+    let deadline = Date().addingTimeInterval(Self.createGrace)
     for supervisor in supervisors { supervisor.waitUntilCreatedOrDown(until: deadline) }
   }
 
@@ -120,10 +125,13 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Whether `stop` or `abandonStart` was called.
   public var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
-  /// An instance that could not start with the hub (its first attempt failed) has declared
-  /// its ports: its routes and scene values, inactive until now, are installed.
+  /// An instance that could not start with the hub (its first attempt failed, or its create()
+  /// took longer than `createGrace`) has declared its ports: its routes and scene values,
+  /// inactive until now, are installed, and then it starts (so that nothing it publishes at
+  /// start is lost for want of a route).
   package func instanceCreatedLate(_ instance: InstanceSupervisor) {
     DispatchQueue.global().async { [self] in
+      defer { instance.allowStart() }
       reloading.withLock { _ in
         guard self.instance(named: instance.spec.name) === instance, !isStopping else { return }
         let config = config

@@ -16,7 +16,8 @@ package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
     _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
     batch: DeliveryBatch?)
   /// The instance declared its ports for the first time after the hub stopped waiting for it
-  /// (its first attempts failed): its routes can be installed now.
+  /// (its first attempts failed, or it was slow): its routes can be installed now, and then
+  /// the delegate calls `allowStart()`.
   func instanceCreatedLate(_ instance: InstanceSupervisor)
 }
 
@@ -322,8 +323,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         logger.info(
           "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
       }
-      if late { delegate?.instanceCreatedLate(self) }
-      if !hold { sendControl(.start, to: process) }
+      // Late: the hub installs its routes first, then lets it start.
+      if late, let delegate {
+        delegate.instanceCreatedLate(self)
+      } else if !hold {
+        sendControl(.start, to: process)
+      }
     case .started:
       let now = clock.now
       state.change { state in

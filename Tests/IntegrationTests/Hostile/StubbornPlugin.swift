@@ -55,6 +55,8 @@ enum StubbornPlugin {
         return PB_ERR_UNAVAILABLE;
       }
       if (is(self, "hang_create")) for (;;) pause();
+      /* Longer than the hub waits for a create() before it starts the others. */
+      if (is(self, "slow_create")) sleep(8);
       if (is(self, "unavailable_once")) {
         /* The first attempt fails (the device is not there yet); a marker file remembers it. */
         char marker[4096];

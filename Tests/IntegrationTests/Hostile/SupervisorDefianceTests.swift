@@ -99,6 +99,68 @@ import Testing
     try harness.stop()
   }
 
+  /// A create() that never returns holds up nobody: the others start and route while it is
+  /// still inside it (before: every instance waited for its hang timeout).
+  @Test func aCreateThatHangsHoldsUpNoOtherInstance() throws {
+    let harness = try harness(
+      """
+      [instances.hangs]
+      plugin = "stubborn"
+      mode = "hang_create"
+      hang_timeout_ms = 600000
+
+      [instances.good]
+      plugin = "stubborn"
+
+      [instances.other]
+      plugin = "stubborn"
+
+      [[routes]]
+      from = "good.tick"
+      to = "other.poke"
+      """)
+    // Well before the minute the hub used to wait for a create() (a generous bound, not a speed).
+    try harness.start(within: 40)
+    try harness.waitUntilRunning("good", "other")
+    try harness.send("good.tick", "trigger")
+    try eventually("other got the routed value", within: 60) {
+      (try harness.instanceStatus("other")?["messagesIn"] as? Int ?? 0) >= 1
+    }
+    // ... while `hangs` is still inside its first create() (its hang timeout is 10 minutes).
+    let hangs = try harness.instanceStatus("hangs")
+    #expect(hangs?["phase"] as? String == "starting", "\(String(describing: hangs))")
+    #expect(hangs?["restarts"] as? Int == 0)
+    try harness.stop()
+  }
+
+  /// An instance whose create() outlasts the hub's wait gets its routes before it starts.
+  @Test func aSlowCreateGetsItsRoutesBeforeItStarts() throws {
+    let harness = try harness(
+      """
+      [instances.slow]
+      plugin = "stubborn"
+      mode = "slow_create"
+
+      [instances.good]
+      plugin = "stubborn"
+
+      [[routes]]
+      from = "good.tick"
+      to = "slow.poke"
+      """)
+    try harness.start()
+    let hub = harness.process!
+    try harness.waitUntilRunning("good")
+    #expect(try harness.instanceStatus("slow")?["phase"] as? String == "starting")
+    try harness.waitUntilRunning("slow")
+    #expect(hub.lines.contains { $0.contains("'slow' runs now: routes installed again") }, "\(hub.output)")
+    try harness.send("good.tick", "trigger")
+    try eventually("slow got the value its route carries; output:\n\(hub.output)", within: 30) {
+      (try harness.instanceStatus("slow")?["messagesIn"] as? Int ?? 0) >= 1
+    }
+    try harness.stop()
+  }
+
   @Test func anInstanceThatStartsOnlyOnItsSecondAttemptGetsItsRoutes() throws {
     let harness = try harness(
       """
