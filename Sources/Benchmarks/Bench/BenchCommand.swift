@@ -388,6 +388,10 @@ struct BenchCommand: ParsableCommand {
         baseline: ("HAP-python write -> setter", LatencySummary(nanoseconds: hap.write))))
     report.add(
       Self.medianAndP99(
+        section, "write, put -> response at the controller", LatencySummary(nanoseconds: patchbay.writeAnswered),
+        baseline: ("HAP-python", LatencySummary(nanoseconds: hap.writeAnswered))))
+    report.add(
+      Self.medianAndP99(
         section, "hub input port -> event", LatencySummary(nanoseconds: patchbay.event),
         baseline: ("HAP-python set_value -> event", LatencySummary(nanoseconds: hap.event))))
     report.add(

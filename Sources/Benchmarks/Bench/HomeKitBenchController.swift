@@ -50,12 +50,13 @@ final class HomeKitBenchController {
     return times.map { UInt64($0) }
   }
 
-  /// Writes `value` to an On; the controller's CLOCK_MONOTONIC time just before the put.
-  func write(_ id: (aid: Int, iid: Int), _ value: Bool) throws -> UInt64 {
-    guard let at = try send(["cmd": "write", "aid": id.aid, "iid": id.iid, "value": value]) as? Int else {
-      throw BenchError("aiohomekit returned no write time")
-    }
-    return UInt64(at)
+  /// Writes `value` to an On; the controller's CLOCK_MONOTONIC time just before the put, and
+  /// when the accessory's response was in.
+  func write(_ id: (aid: Int, iid: Int), _ value: Bool) throws -> (start: UInt64, answered: UInt64) {
+    guard let times = try send(["cmd": "write", "aid": id.aid, "iid": id.iid, "value": value]) as? [Int],
+      times.count == 2
+    else { throw BenchError("aiohomekit returned no write times") }
+    return (UInt64(times[0]), UInt64(times[1]))
   }
 
   func subscribe(_ id: (aid: Int, iid: Int)) throws { try send(["cmd": "subscribe", "aid": id.aid, "iid": id.iid]) }

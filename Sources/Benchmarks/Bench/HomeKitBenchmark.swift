@@ -20,6 +20,8 @@ struct HomeKitBenchmark {
   struct Side {
     var verify: [UInt64] = []
     var write: [UInt64] = []
+    /// The put's round trip at the controller: request until the accessory's response.
+    var writeAnswered: [UInt64] = []
     var event: [UInt64] = []
     /// HAP-python only: set_value, then the event pushed without its coalescing window.
     var eventImmediate: [UInt64] = []
@@ -108,7 +110,9 @@ struct HomeKitBenchmark {
 
     var starts: [UInt64] = []
     for index in 0..<runs {
-      starts.append(try controller.write(write, index % 2 == 0))
+      let times = try controller.write(write, index % 2 == 0)
+      starts.append(times.start)
+      side.writeAnswered += try Self.differences([times.answered], [times.start], "write response")
       // Lets the sink have each value before the next write (a state route keeps only the newest).
       usleep(10_000)
     }
@@ -164,9 +168,11 @@ struct HomeKitBenchmark {
 
     for index in 0..<runs {
       let mark = accessory.lineCount
-      let start = try controller.write(write, index % 2 == 0)
+      let times = try controller.write(write, index % 2 == 0)
       let line = try accessory.waitForLine(containing: "{\"setter\": ", after: mark)
-      side.write += try Self.differences([try HomeKitBenchController.stamp(line.text, "setter")], [start], "write")
+      side.write += try Self.differences(
+        [try HomeKitBenchController.stamp(line.text, "setter")], [times.start], "write")
+      side.writeAnswered += try Self.differences([times.answered], [times.start], "write response")
     }
 
     try controller.subscribe(event)

@@ -13,8 +13,8 @@
   homekit_bench.py controller HOST PORT
       aiohomekit 4.0.1 as the controller, one JSON command per stdin line, one JSON answer
       ({"ok": ...}, or {"ok": null, "error": ..., "message": ...}); events arrive at any time as
-      {"event": {"aid.iid": value}, "at": ns}. Commands: pair, accessories, verify, write,
-      subscribe.
+      {"event": {"aid.iid": value}, "at": ns}. Commands: pair, accessories, verify, write
+      (answers [ns before the put, ns when its response was in]), subscribe.
 
 Every time is time.monotonic_ns(), CLOCK_MONOTONIC: the clock the hub's C probes stamp with.
 """
@@ -219,11 +219,11 @@ def run_controller(host, port):
         if cmd == "verify":
             return await verify(command["runs"])
         if cmd == "write":
-            # The time just before the put; the answer comes after the accessory's response.
+            # The time just before the put, and when the accessory's response was in.
             await pairing._ensure_connected()
             at = time.monotonic_ns()
             await pairing.put_characteristics([(command["aid"], command["iid"], command["value"])])
-            return at
+            return [at, time.monotonic_ns()]
         if cmd == "subscribe":
             await pairing.subscribe([(command["aid"], command["iid"])])
             return True
