@@ -344,7 +344,8 @@ let package = Package(
     .executableTarget(
       name: "PatchbayBench",
       dependencies: [
-        "PatchbayHub", "ChildProcesses",
+        // PatchbayTestSupport: the cached Python environments of the HomeKit section's peers.
+        "PatchbayHub", "ChildProcesses", "PatchbayTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],

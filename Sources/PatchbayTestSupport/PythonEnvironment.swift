@@ -20,6 +20,9 @@ public struct PythonEnvironment: Sendable {
 
   /// aiohomekit, the HomeKit controller library Home Assistant uses (pulls in zeroconf).
   public static let aiohomekit = ["aiohomekit==4.0.1"]
+  /// HAP-python, the accessory server behind Home Assistant's HomeKit Bridge (patchbay-bench's
+  /// HomeKit baseline).
+  public static let hapPython = ["HAP-python==5.0.0"]
 
   /// The environment for `requirements`, made and installed on first use.
   public static func prepared(_ requirements: [String]) throws -> PythonEnvironment {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PatchbayTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +15,7 @@ struct BenchCommand: ParsableCommand {
     abstract: "Measure the hub against same-run baselines; print a table and write JSON.")
 
   enum Section: String, CaseIterable, ExpressibleByArgument {
-    case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox
+    case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox, homekit
   }
 
   @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
@@ -26,13 +27,14 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "SIGKILLs in the restart benchmark.") var kills = 50
   @Option(help: "Hub starts per configuration in the start-up benchmark.") var starts = 5
   @Option(help: "Button presses in the button-to-HomeKit benchmark.") var presses = 100
+  @Option(help: "Samples per HomeKit latency figure (pair-verify, write, event), each side.") var homekitRuns = 50
   @Option(help: "Seconds the hub's idle CPU time is measured over.") var idleSeconds = 10.0
   @Option(help: "Where to write the JSON results.") var json = "docs/benchmarks.json"
   @Option(help: "The repository (for the C probes' sources).") var sourceRoot = FileManager.default.currentDirectoryPath
   @Option(help: "Work directory (configs, hub logs, probe records); kept afterwards.") var work: String?
   @Option(
     parsing: .upToNextOption,
-    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox.")
+    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit.")
   var only: [Section] = Section.allCases
 
   func run() throws {
@@ -62,6 +64,7 @@ struct BenchCommand: ParsableCommand {
     if only.contains(.startup) { try startup(tools, report, &goals) }
     if only.contains(.button) { try button(tools, report) }
     if only.contains(.sandbox) { try sandbox(tools, report) }
+    if only.contains(.homekit) { homekit(tools, report) }
     if only.contains(.callgrind) {
       if CallgrindBenchmark.isInstalled {
         goals.callgrind = try callgrind(tools, broker, report)
@@ -345,6 +348,91 @@ struct BenchCommand: ParsableCommand {
       Self.medianAndP99(
         "9 sandbox", "start-up, bundled plugins confined", LatencySummary(nanoseconds: starts.confined),
         baseline: ("start-up, unconfined", LatencySummary(nanoseconds: starts.unconfined))))
+  }
+
+  /// Figure 10: the homekit plugin against a HAP-python bridge, both through aiohomekit. Skipped
+  /// (said, not thrown) when the Python peers cannot be installed, and a failure ends only this
+  /// section: the other figures of the run still print.
+  private func homekit(_ tools: BenchTools, _ report: BenchReport) {
+    say("10. HomeKit: aiohomekit against the homekit plugin and a HAP-python 5.0.0 bridge, \(homekitRuns) samples each")
+    let controller: PythonEnvironment
+    let accessory: PythonEnvironment
+    do {
+      controller = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
+      accessory = try PythonEnvironment.prepared(PythonEnvironment.hapPython)
+    } catch {
+      say(
+        "10. HomeKit: skipped, the Python environment with aiohomekit and HAP-python could not be made (PyPI?): \(error)"
+      )
+      return
+    }
+    let benchmark = HomeKitBenchmark(
+      tools: tools, runs: homekitRuns, script: sourceRoot + "/Sources/Benchmarks/Scripts/homekit_bench.py",
+      controllerPython: controller.python, accessoryPython: accessory.python)
+    let result: (patchbay: HomeKitBenchmark.Side, hapPython: HomeKitBenchmark.Side)
+    do {
+      result = try benchmark.run()
+    } catch {
+      say("10. HomeKit: failed, no figures: \(error)")
+      return
+    }
+    let (patchbay, hap) = result
+    let section = "10 HomeKit"
+    report.add(
+      Self.medianAndP99(
+        section, "connect + pair-verify", LatencySummary(nanoseconds: patchbay.verify),
+        baseline: ("HAP-python", LatencySummary(nanoseconds: hap.verify))))
+    report.add(
+      Self.medianAndP99(
+        section, "write -> hub output port", LatencySummary(nanoseconds: patchbay.write),
+        baseline: ("HAP-python write -> setter", LatencySummary(nanoseconds: hap.write))))
+    report.add(
+      Self.medianAndP99(
+        section, "write, put -> response at the controller", LatencySummary(nanoseconds: patchbay.writeAnswered),
+        baseline: ("HAP-python", LatencySummary(nanoseconds: hap.writeAnswered))))
+    report.add(
+      Self.medianAndP99(
+        section, "hub input port -> event", LatencySummary(nanoseconds: patchbay.event),
+        baseline: ("HAP-python set_value -> event", LatencySummary(nanoseconds: hap.event))))
+    report.add(
+      Self.medianAndP99(
+        section, "hub input port -> event", LatencySummary(nanoseconds: patchbay.event),
+        baseline: ("HAP-python set_value, pushed at once", LatencySummary(nanoseconds: hap.eventImmediate))
+      ).enumerated().map { index, figure in
+        var figure = figure
+        if index == 0 {
+          figure.note = "HAP-python's set_value batches events for 0.5 s; here the value is pushed with immediate=True"
+        }
+        return figure
+      })
+    // Derived, not measured: what the hub's path costs besides the HAP server's coalescing window.
+    let window = Double(HomeKitBenchmark.coalescingDelayMilliseconds) * 1000
+    var withoutWindow = LatencySummary(nanoseconds: patchbay.event)
+    withoutWindow.p50 -= window
+    withoutWindow.p99 -= window
+    report.add(
+      Self.medianAndP99(
+        section, "hub input port -> event less the 50 ms window", withoutWindow,
+        baseline: ("HAP-python set_value, pushed at once", LatencySummary(nanoseconds: hap.eventImmediate))
+      ).enumerated().map { index, figure in
+        var figure = figure
+        if index == 0 {
+          figure.note =
+            "derived: the measured figure minus Sources/HAP's coalescing delay (HAPServer.coalescingDelay, \(HomeKitBenchmark.coalescingDelayMilliseconds) ms), which every lone change waits"
+        }
+        return figure
+      })
+    for count in benchmark.counts {
+      guard let ours = patchbay.memory[count], let theirs = hap.memory[count] else { continue }
+      report.add([
+        Figure(
+          section, "homekit plugin host RSS, \(count) accessories", ours.rss, "MiB",
+          baseline: ("HAP-python RSS", theirs.rss), note: "after pairing and one /accessories read"),
+        Figure(
+          section, "homekit plugin host PSS, \(count) accessories", ours.pss, "MiB",
+          baseline: ("HAP-python PSS", theirs.pss)),
+      ])
+    }
   }
 
   private func button(_ tools: BenchTools, _ report: BenchReport) throws {

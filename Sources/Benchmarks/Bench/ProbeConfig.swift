@@ -3,7 +3,7 @@ import Foundation
 /// Config sections for the bench-probe plugin (Sources/Benchmarks/Probes/probe-plugin.c).
 enum ProbeConfig {
   enum Role: String { case source, sink }
-  enum Mode: String { case pingpong, flood }
+  enum Mode: String { case pingpong, flood, stamp }
 
   /// An instance of the probe; `extra` adds hub keys (supervision) or `start_file`. The probe
   /// writes its results next to `record` (a temporary file, renamed), so its sandbox grants

@@ -12,6 +12,11 @@
  *   and echoes it; after `count` values writes them (u64 little-endian ns) to `results`.
  *   Flood: counts what arrives and writes "received N first_ns F last_ns L last_value V" to
  *   `results` when value `count` arrives, every 100 ms while the count changes, and on stop.
+ * mode = "stamp" (the HomeKit benchmark): the source publishes one value per `go` and the sink
+ *   takes each value it receives; both keep the CLOCK_MONOTONIC time of each (not a difference:
+ *   the other end of the measurement is outside the hub) and write the `count` times (u64
+ *   little-endian ns) to `results` once they have them all. `value_type = "bool"` makes `value`
+ *   a bool port (the source alternates true, false, ...), as a HomeKit switch's `on` is.
  * Either role appends "PID START_NS" to `start_file` (if set) in start(): the restart benchmark.
  */
 #include <patchbay/plugin.h>
@@ -34,7 +39,7 @@ static uint64_t now_ns(void) {
 typedef struct probe {
   const pb_host_api *api;
   pb_host *host;
-  int source, flood;
+  int source, flood, stamp, boolean;
   int64_t count;
   char record[1024], start_file[1024];
   uint32_t value_port, echo_port, go_port;
@@ -74,6 +79,10 @@ static pb_status probe_create(const pb_create_args *args, void **out, pb_error *
   p->source = strcmp(text, "source") == 0;
   copy_config(p, "mode", text, sizeof text);
   p->flood = strcmp(text, "flood") == 0;
+  p->stamp = strcmp(text, "stamp") == 0;
+  copy_config(p, "value_type", text, sizeof text);
+  p->boolean = strcmp(text, "bool") == 0;
+  pb_value_type value_type = p->boolean ? PB_VALUE_BOOL : PB_VALUE_INTEGER;
   copy_config(p, "kind", text, sizeof text);
   pb_port_kind kind = strcmp(text, "state") == 0 ? PB_PORT_STATE : PB_PORT_EVENT;
   p->count = 0;
@@ -84,16 +93,16 @@ static pb_status probe_create(const pb_create_args *args, void **out, pb_error *
   pthread_cond_init(&p->changed, NULL);
   pb_status status;
   if (p->source) {
-    status = declare(p, "value", PB_PORT_OUTPUT, kind, PB_VALUE_INTEGER, &p->value_port);
+    status = declare(p, "value", PB_PORT_OUTPUT, kind, value_type, &p->value_port);
     if (status == PB_OK) status = declare(p, "echo", PB_PORT_INPUT, PB_PORT_EVENT, PB_VALUE_INTEGER, &p->echo_port);
     if (status == PB_OK) status = declare(p, "go", PB_PORT_INPUT, PB_PORT_EVENT, PB_VALUE_TRIGGER, &p->go_port);
   } else {
-    status = declare(p, "value", PB_PORT_INPUT, kind, PB_VALUE_INTEGER, &p->value_port);
+    status = declare(p, "value", PB_PORT_INPUT, kind, value_type, &p->value_port);
     if (status == PB_OK) status = declare(p, "echo", PB_PORT_OUTPUT, PB_PORT_EVENT, PB_VALUE_INTEGER, &p->echo_port);
-    if (status == PB_OK && !p->flood && p->count > 0) {
-      p->latencies = calloc((size_t)p->count, sizeof(uint64_t));
-      if (!p->latencies) status = PB_ERR_NO_MEMORY;
-    }
+  }
+  if (status == PB_OK && (p->stamp || (!p->source && !p->flood)) && p->count > 0) {
+    p->latencies = calloc((size_t)p->count, sizeof(uint64_t));
+    if (!p->latencies) status = PB_ERR_NO_MEMORY;
   }
   if (status != PB_OK) {
     snprintf(error->message, PB_ERROR_CAPACITY, "bench-probe: cannot declare its ports");
@@ -181,7 +190,7 @@ static pb_status probe_start(void *instance, pb_error *error) {
     }
   }
   if (!p->source && p->flood && p->record[0]) p->api->schedule(p->host, 100000000ull, sink_tick, p, NULL);
-  if (p->source && p->count > 0) {
+  if (p->source && !p->stamp && p->count > 0) {
     if (pthread_create(&p->thread, NULL, source_run, p) != 0) {
       snprintf(error->message, PB_ERROR_CAPACITY, "bench-probe: cannot start its thread");
       return PB_ERR_INTERNAL;
@@ -209,10 +218,29 @@ static void write_latencies(probe *p) {
   rename(temporary, p->record);
 }
 
+/* Stamp mode: the time of each value published on `go` (source) or received (sink). */
+static pb_status stamp_receive(probe *p, uint32_t port, uint64_t now) {
+  if (port != (p->source ? p->go_port : p->value_port) || p->received >= p->count) return PB_OK;
+  if (p->source) {
+    pb_value v;
+    memset(&v, 0, sizeof v);
+    v.size = sizeof(pb_value);
+    v.type = p->boolean ? PB_VALUE_BOOL : PB_VALUE_INTEGER;
+    if (p->boolean) v.u.boolean = p->received % 2 == 0;
+    else v.u.integer = (int64_t)now;
+    now = now_ns();
+    p->api->publish(p->host, p->value_port, &v);
+  }
+  p->latencies[p->received++] = now;
+  if (p->received == p->count && p->record[0]) write_latencies(p);
+  return PB_OK;
+}
+
 static pb_status probe_receive(void *instance, uint32_t port, const pb_value *value, pb_error *error) {
   (void)error;
   probe *p = instance;
   uint64_t now = now_ns();
+  if (p->stamp) return stamp_receive(p, port, now);
   if (p->source) {
     pthread_mutex_lock(&p->lock);
     if (port == p->go_port) p->go = 1;
