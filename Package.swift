@@ -373,7 +373,8 @@ let package = Package(
       path: "Sources/ChildProcesses", swiftSettings: strict),
     // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
     .target(
-      name: "PatchbayTestSupport", dependencies: ["ChildProcesses"], path: "Sources/PatchbayTestSupport",
+      name: "PatchbayTestSupport", dependencies: ["ChildProcesses", "PatchbayValues"], path: "Sources/PatchbayTestSupport",
+      exclude: ["Scripts"],
       swiftSettings: strict),
 
     // Example and test plugins.

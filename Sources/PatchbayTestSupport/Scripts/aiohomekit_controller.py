@@ -1,9 +1,9 @@
-"""A HomeKit controller for the HAP tests: aiohomekit 4.0.1 (the library Home Assistant
-uses), driven line by line. Each stdin line is a JSON command; each answer is one JSON line
+"""A HomeKit controller for the HAP and homekit tests (PatchbayTestSupport's
+AiohomekitController): aiohomekit 4.0.1 (the library Home Assistant uses), driven line by line. Each stdin line is a JSON command; each answer is one JSON line
 {"ok": ...} or {"error": "<ExceptionName>", "message": ...}; events arrive as {"event": ...}
 lines at any time. No mDNS: the accessory's host and port are given on the command line.
 
-Usage: controller.py HOST PORT
+Usage: aiohomekit_controller.py HOST PORT
 """
 
 import asyncio
