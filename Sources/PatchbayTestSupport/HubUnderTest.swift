@@ -56,10 +56,15 @@ public final class HubUnderTest: Sendable {
   }
 
   /// Starts `patchbay run` and waits until it started its instances and its control socket
-  /// answers `status`.
-  public func start(environment: [String: String] = [:], within seconds: Double = 90) throws {
-    let process = try ChildProcess(
-      BuildProducts.executable("patchbay"), ["run", "--config", configPath], environment: environment)
+  /// answers `status`. `launcher` wraps the command line (a hub in a network namespace of the
+  /// test's own: `AvahiUnderTest.inResponderNamespace`).
+  public func start(
+    environment: [String: String] = [:],
+    launcher: (_ executable: String, _ arguments: [String]) -> (String, [String]) = { ($0, $1) },
+    within seconds: Double = 90
+  ) throws {
+    let (executable, arguments) = launcher(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
+    let process = try ChildProcess(executable, arguments, environment: environment)
     running.withLock { $0 = process }
     try eventually("the hub to start; output so far:\n\(process.output)", within: seconds) {
       process.lines.contains { $0.contains("hub started") } || !process.isRunning

@@ -161,6 +161,9 @@ async def handle(command):
                 return True
             await asyncio.sleep(0.05)
         return False
+    if cmd == "disconnects":
+        # How many times the accessory closed this controller's session so far.
+        return pairing.disconnects
     if cmd == "raw_write":
         # Bytes straight onto the (encrypted) session's socket, then wait for the close.
         pairing.connection.transport.write(bytes.fromhex(command["hex"]))
