@@ -20,7 +20,11 @@ public final class AiohomekitController: Sendable {
   public struct Failure: Error, CustomStringConvertible {
     public var type: String
     public var message: String
-    public var description: String { "\(type): \(message)" }
+    /// The command that failed.
+    public var command = ""
+    public var description: String {
+      "\(type): \(message)" + (command.isEmpty ? "" : " (after \(command.prefix(300)))")
+    }
   }
 
   public let process: ChildProcess
@@ -95,7 +99,7 @@ public final class AiohomekitController: Sendable {
     }
     guard let answer else { throw Failure(type: "exited", message: process.output) }
     if let error = answer["error"]?.stringValue {
-      throw Failure(type: error, message: answer["message"]?.stringValue ?? "")
+      throw Failure(type: error, message: answer["message"]?.stringValue ?? "", command: text)
     }
     return answer["ok"]!
   }

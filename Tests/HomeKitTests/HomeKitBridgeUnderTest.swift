@@ -54,10 +54,12 @@ final class HomeKitBridgeUnderTest: Sendable {
   func port() throws -> Int {
     var port: Int?
     try eventually("the bridge's port in the log:\n\(hub.log)") {
-      port = hub.log.split(separator: "\n").last { $0.contains("HomeKit bridge '\(bridgeName)'") && $0.contains(" on port ") }
-        .flatMap { line in
-          line.range(of: " on port ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
-        }
+      port = hub.log.split(separator: "\n").last {
+        $0.contains("HomeKit bridge '\(bridgeName)'") && $0.contains(" on port ")
+      }
+      .flatMap { line in
+        line.range(of: " on port ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+      }
       return port != nil
     }
     return port!
@@ -112,7 +114,9 @@ struct ListedAccessories {
   /// The characteristic itself (format, perms, minValue, ...), with its accessory's aid.
   func characteristic(_ name: String, _ type: String) -> (aid: Int, json: JSONValue)? {
     for accessory in accessories {
-      let characteristics = (accessory["services"]?.arrayValue ?? []).flatMap { $0["characteristics"]?.arrayValue ?? [] }
+      let characteristics = (accessory["services"]?.arrayValue ?? []).flatMap {
+        $0["characteristics"]?.arrayValue ?? []
+      }
       guard characteristics.contains(where: { Self.short($0["type"]) == "23" && $0["value"]?.stringValue == name })
       else { continue }
       guard let found = characteristics.first(where: { Self.short($0["type"]) == type }) else { return nil }

@@ -115,7 +115,7 @@ async def handle(command):
         open_pairing(name, command["data"])
         return True
     pairing = pairings[name]
-    if cmd in ("get_raw", "put_raw", "prepare", "raw_write"):
+    if cmd in ("get_raw", "put_raw", "prepare", "raw_write", "subscribe"):
         await pairing._ensure_connected()
     if cmd == "verify":
         # Connect and pair-verify only; the seconds it took.
