@@ -64,7 +64,12 @@ public final class HubUnderTest: Sendable {
     within seconds: Double = 90
   ) throws {
     let (executable, arguments) = launcher(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
-    let process = try ChildProcess(executable, arguments, environment: environment)
+    // The system bus unless the test names another: a test of libavahi-client in this process
+    // sets DBUS_SYSTEM_BUS_ADDRESS for the whole process (AvahiUnderTest.inProcessBusSocket),
+    // and a hub inheriting it would advertise its bridges on that test's private avahi-daemon.
+    let systemBus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/run/dbus/system_bus_socket"]
+    let process = try ChildProcess(
+      executable, arguments, environment: environment.merging(systemBus) { given, _ in given })
     running.withLock { $0 = process }
     try eventually("the hub to start; output so far:\n\(process.output)", within: seconds) {
       process.lines.contains { $0.contains("hub started") } || !process.isRunning
