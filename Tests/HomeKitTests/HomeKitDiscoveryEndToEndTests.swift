@@ -7,7 +7,8 @@ import Testing
 /// avahi-daemon (its D-Bus system bus in the hub's environment), so the homekit instance
 /// advertises `_hap._tcp` there; aiohomekit, in the peer namespace as another host on the link,
 /// finds the bridge unpaired (sf=1), pairs at the address it found, sees sf=0, and after an
-/// accessory is added and the config reloaded, a higher c#.
+/// accessory is added and the config reloaded, a higher c#; once the last admin is removed, sf=1
+/// again.
 @Suite(
   .serialized,
   .disabled(if: AvahiUnderTest.unavailable != nil, "\(AvahiUnderTest.unavailable ?? ""): cannot run avahi-daemon"))
@@ -72,6 +73,16 @@ struct HomeKitDiscoveryEndToEndTests {
     #expect(after.accessories.count == 3)
     #expect(Set(before.ids).isSubset(of: Set(after.ids)), "before: \(before.ids)\nafter: \(after.ids)")
     #expect(after.id("Fan", "25")?.first == 3)
+
+    // Removing the last admin unpairs the bridge: discoverable again (sf=1), same c#.
+    let adminID = try #require(pairing as? [String: Any])["iOSPairingId"] as? String ?? ""
+    try again.send(["cmd": "remove_pairing", "id": adminID])
+    let unpairedAgain = try avahi.discoverWithAiohomekit(
+      python, deviceID: deviceID, statusFlags: 1, configurationNumber: configNumber + 1)
+    #expect(unpairedAgain.found, "aiohomekit did not see sf=1 again:\n\(unpairedAgain.output)")
+    try eventually("status shows the setup code again: \((try? bridge.hub.cli("status").output) ?? "")") {
+      try bridge.hub.cli("status").output.contains("not paired")
+    }
     print("aiohomekit transcript (discovery):\n\(controller.transcript)\n\(again.transcript)")
   }
 }
