@@ -372,10 +372,11 @@ let package = Package(
     .target(
       name: "ChildProcesses", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
       path: "Sources/ChildProcesses", swiftSettings: strict),
-    // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products.
+    // Helpers for tests that run real processes: waiting with deadlines, temp dirs, products,
+    // aiohomekit as a HomeKit controller (Scripts/aiohomekit_controller.py).
     .target(
-      name: "PatchbayTestSupport", dependencies: ["ChildProcesses"], path: "Sources/PatchbayTestSupport",
-      swiftSettings: strict),
+      name: "PatchbayTestSupport", dependencies: ["ChildProcesses", "PatchbayValues"],
+      path: "Sources/PatchbayTestSupport", exclude: ["Scripts"], swiftSettings: strict),
 
     // Example and test plugins.
     .target(

@@ -56,10 +56,20 @@ public final class HubUnderTest: Sendable {
   }
 
   /// Starts `patchbay run` and waits until it started its instances and its control socket
-  /// answers `status`.
-  public func start(environment: [String: String] = [:], within seconds: Double = 90) throws {
+  /// answers `status`. `launcher` wraps the command line (a hub in a network namespace of the
+  /// test's own: `AvahiUnderTest.inResponderNamespace`).
+  public func start(
+    environment: [String: String] = [:],
+    launcher: (_ executable: String, _ arguments: [String]) -> (String, [String]) = { ($0, $1) },
+    within seconds: Double = 90
+  ) throws {
+    let (executable, arguments) = launcher(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
+    // The system bus unless the test names another: a test of libavahi-client in this process
+    // sets DBUS_SYSTEM_BUS_ADDRESS for the whole process (AvahiUnderTest.inProcessBusSocket),
+    // and a hub inheriting it would advertise its bridges on that test's private avahi-daemon.
+    let systemBus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/run/dbus/system_bus_socket"]
     let process = try ChildProcess(
-      BuildProducts.executable("patchbay"), ["run", "--config", configPath], environment: environment)
+      executable, arguments, environment: environment.merging(systemBus) { given, _ in given })
     running.withLock { $0 = process }
     try eventually("the hub to start; output so far:\n\(process.output)", within: seconds) {
       process.lines.contains { $0.contains("hub started") } || !process.isRunning

@@ -177,21 +177,6 @@ func hexBytes(_ text: String) -> [UInt8] {
   return bytes
 }
 
-extension JSONValue {
-  /// As JSONSerialization would have read it (to send back in a command).
-  var foundation: Any {
-    switch self {
-    case .null: NSNull()
-    case .bool(let flag): flag
-    case .integer(let integer): Int(integer)
-    case .number(let number): number
-    case .string(let string): string
-    case .array(let items): items.map(\.foundation)
-    case .object(let members): Dictionary(members.map { ($0.0, $0.1.foundation) }, uniquingKeysWith: { $1 })
-    }
-  }
-}
-
 @Suite(.serialized) struct AiohomekitPairingRulesTests {
   static let pin = ServerUnderTest.code.description
 

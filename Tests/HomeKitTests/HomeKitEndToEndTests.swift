@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import PatchbayTestSupport
+import PatchbayValues
 import Synchronization
 import Testing
 
@@ -137,8 +138,8 @@ import Testing
     let code = try #require(try identity()["setup_code"] as? String)
 
     let controller = try AiohomekitController(port: port)
-    let pairing = try #require(try controller.send(["cmd": "pair", "pin": code]) as? [String: Any])
-    let accessories = try #require(try controller.send(["cmd": "accessories"]) as? [[String: Any]])
+    let pairing = try controller.send(["cmd": "pair", "pin": code]).foundation
+    let accessories = try #require(try controller.send(["cmd": "accessories"]).foundation as? [[String: Any]])
     #expect(accessories.count == 5)
     // `patchbay status` says it is paired (before: the setup code).
     try eventually("status shows the pairing: \((try? hub.cli("status").output) ?? "")") {
@@ -148,7 +149,7 @@ import Testing
     let lampOn = try #require(Self.id(accessories, name: "Lamp", type: "25"))
     let heaterOn = try #require(Self.id(accessories, name: "Heater", type: "25"))
     #expect(button[0] == 2 && lampOn[0] == 3 && heaterOn[0] == 4)
-    #expect(try controller.send(["cmd": "subscribe", "ids": [button, lampOn]]) is [String: Any])
+    #expect(try controller.send(["cmd": "subscribe", "ids": [button, lampOn]]).objectValue != nil)
 
     // Flic presses arrive as ProgrammableSwitchEvent 0, 1, 2, once each.
     try simulator.control("wait-channel \(bedside) 60")
@@ -159,7 +160,7 @@ import Testing
         controller.values(of: key).count == count
       }
     }
-    #expect(controller.values(of: key) == ["0", "1", "2"])
+    #expect(controller.values(of: key) == [.integer(0), .integer(1), .integer(2)])
 
     // A controller's write -> the instance's output port (routed to the probe).
     try controller.send(["cmd": "put", "values": [[heaterOn[0], heaterOn[1], true]]])
@@ -192,7 +193,7 @@ import Testing
     try hub.send("homekit.lamp.on", "false")
     let lampKey = "\(lampOn[0]).\(lampOn[1])"
     try eventually("the lamp's event; events: \(controller.events)") {
-      controller.values(of: lampKey).contains("0") || controller.values(of: lampKey).contains("false")
+      controller.values(of: lampKey).contains(.bool(false)) || controller.values(of: lampKey).contains(.integer(0))
     }
 
     // Restart the hub (and so the plugin): the stored pairing still verifies, ids, c# and port stay.
@@ -204,15 +205,15 @@ import Testing
     #expect(try bridgePort() == port)
     let again = try AiohomekitController(port: port)
     try again.send(["cmd": "load", "data": pairing])
-    let reloaded = try #require(try again.send(["cmd": "accessories"]) as? [[String: Any]])
+    let reloaded = try #require(try again.send(["cmd": "accessories"]).foundation as? [[String: Any]])
     #expect(Self.ids(reloaded) == before)
     #expect(try Self.configNumber(bridgeState) == configNumber)
     // What the controller wrote before the restart is what it reads after it (the .set output
     // mirrors the input: the hub gives the plugin that value back, never the older one).
-    var heater = ""
-    try eventually("the heater still on after the restart: \(heater)\nhub:\n\(hub.log)") {
-      heater = "\(try again.send(["cmd": "get", "ids": [heaterOn]]))"
-      return heater.contains(#""value": 1"#)
+    var heater: JSONValue?
+    try eventually("the heater still on after the restart: \(heater?.description ?? "")\nhub:\n\(hub.log)") {
+      heater = try again.send(["cmd": "get", "ids": [heaterOn]])["\(heaterOn[0]).\(heaterOn[1])", "value"]
+      return heater == .bool(true) || heater == .integer(1)
     }
     print("aiohomekit transcript:\n\(controller.transcript)\n\(again.transcript)")
   }

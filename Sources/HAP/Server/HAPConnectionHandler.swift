@@ -125,7 +125,9 @@ final class HAPConnectionHandler: ChannelInboundHandler {
   /// Hub-side changes: an EVENT with those this connection subscribed to, except its own writes.
   func deliver(_ changes: [HAPServer.Change]) {
     guard !closing, let controller else { return }
-    let items: [JSONValue] = changes.filter { subscriptions.contains($0.id) && $0.except != controller }.map {
+    let items: [JSONValue] = changes.filter {
+      subscriptions.contains($0.id) && $0.exceptConnection != id && $0.exceptController != controller
+    }.map {
       .object([("aid", .integer(Int64($0.id.aid))), ("iid", .integer(Int64($0.id.iid))), ("value", $0.value)])
     }
     guard !items.isEmpty else { return }

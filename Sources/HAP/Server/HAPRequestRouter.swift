@@ -182,7 +182,10 @@ struct HAPRequestRouter: Sendable {
       }
     }
     if !writes.isEmpty {
-      let results = await delegate.writeCharacteristics(writes, controller: controller)
+      // The change this write causes is not echoed to this session (HAPServer.notify reads it).
+      let results = await HAPServer.$writingConnection.withValue(connection.id) {
+        await delegate.writeCharacteristics(writes, controller: controller)
+      }
       for (offset, index) in writeIndex.enumerated() {
         guard offset < results.count else {
           answers[index].status = .serviceCommunicationFailure

@@ -14,8 +14,14 @@ public final class HAPServer: Sendable {
   struct Change: Sendable {
     var id: HAPCharacteristicID
     var value: JSONValue
-    var except: String?
+    /// Not echoed to this connection (the session whose write caused the change) ...
+    var exceptConnection: Int?
+    /// ... or, for a change announced outside a write, to any session of this controller.
+    var exceptController: String?
   }
+
+  /// The connection whose `PUT /characteristics` the delegate is answering, while it does.
+  @TaskLocal static var writingConnection: Int?
 
   private struct Connection: Sendable {
     var channel: any Channel
@@ -127,9 +133,15 @@ public final class HAPServer: Sendable {
 
   /// Hub-side changes: an EVENT to every verified connection subscribed to each id (coalesced;
   /// `immediately` for button presses). `except`: the controller pairing id whose own write
-  /// caused the change (not echoed to that controller's connections).
+  /// caused the change. Called while answering that write, the change is not echoed to the
+  /// session that wrote, but goes to the controller's other sessions: several devices share one
+  /// pairing id (an Apple ID's iPhone and iPad), and the others must see what one did, as
+  /// HAP-NodeJS and HAP-python do. Called outside a write, no session of `except` gets it.
   public func notify(_ changes: [(HAPCharacteristicID, JSONValue)], immediately: Bool, except: String?) {
-    let incoming = changes.map { Change(id: $0.0, value: $0.1, except: except) }
+    let writer = except == nil ? nil : Self.writingConnection
+    let incoming = changes.map {
+      Change(id: $0.0, value: $0.1, exceptConnection: writer, exceptController: writer == nil ? except : nil)
+    }
     if immediately {
       // Pending changes go first, so an id's values arrive in order.
       let pending = registry.withLock { registry in

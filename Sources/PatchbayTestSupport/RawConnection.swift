@@ -5,15 +5,15 @@ import Foundation
 #endif
 
 /// A plain TCP connection to the server for bytes no controller would send.
-final class RawConnection: Sendable {
-  let descriptor: Int32
+public final class RawConnection: Sendable {
+  public let descriptor: Int32
 
-  init(port: Int) throws {
+  public init(host: String = "127.0.0.1", port: Int) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_addr.s_addr = inet_addr(host)
     let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -28,7 +28,7 @@ final class RawConnection: Sendable {
   deinit { close(descriptor) }
 
   /// Writes what the peer takes (it may close half-way: that is fine here).
-  func send(_ bytes: [UInt8]) {
+  public func send(_ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
       let written = bytes[offset...].withUnsafeBytes {
@@ -39,11 +39,12 @@ final class RawConnection: Sendable {
     }
   }
 
-  func send(_ text: String) { send(Array(text.utf8)) }
+  public func send(_ text: String) { send(Array(text.utf8)) }
 
   /// Reads until the peer closes (true) or `seconds` pass or `text` arrived (false); what
   /// arrived is in `received`.
-  func readUntilClosed(within seconds: Double, orUntil text: String? = nil) -> (closed: Bool, received: [UInt8]) {
+  public func readUntilClosed(within seconds: Double, orUntil text: String? = nil) -> (closed: Bool, received: [UInt8])
+  {
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(seconds)
     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -60,7 +61,7 @@ final class RawConnection: Sendable {
   }
 
   /// Reads until `text` has arrived (the connection stays open).
-  func read(until text: String, within seconds: Double) -> String {
+  public func read(until text: String, within seconds: Double) -> String {
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(seconds)
     var buffer = [UInt8](repeating: 0, count: 4096)
@@ -75,4 +76,4 @@ final class RawConnection: Sendable {
   }
 }
 
-struct RawConnectionError: Error, CustomStringConvertible { var description: String }
+public struct RawConnectionError: Error, CustomStringConvertible { public var description: String }

@@ -1,9 +1,9 @@
-"""A HomeKit controller for the HAP tests: aiohomekit 4.0.1 (the library Home Assistant
-uses), driven line by line. Each stdin line is a JSON command; each answer is one JSON line
+"""A HomeKit controller for the HAP and homekit tests (PatchbayTestSupport's
+AiohomekitController): aiohomekit 4.0.1 (the library Home Assistant uses), driven line by line. Each stdin line is a JSON command; each answer is one JSON line
 {"ok": ...} or {"error": "<ExceptionName>", "message": ...}; events arrive as {"event": ...}
 lines at any time. No mDNS: the accessory's host and port are given on the command line.
 
-Usage: controller.py HOST PORT
+Usage: aiohomekit_controller.py HOST PORT
 """
 
 import asyncio
@@ -115,7 +115,7 @@ async def handle(command):
         open_pairing(name, command["data"])
         return True
     pairing = pairings[name]
-    if cmd in ("get_raw", "put_raw", "prepare", "raw_write"):
+    if cmd in ("get_raw", "put_raw", "prepare", "raw_write", "subscribe"):
         await pairing._ensure_connected()
     if cmd == "verify":
         # Connect and pair-verify only; the seconds it took.
@@ -161,6 +161,9 @@ async def handle(command):
                 return True
             await asyncio.sleep(0.05)
         return False
+    if cmd == "disconnects":
+        # How many times the accessory closed this controller's session so far.
+        return pairing.disconnects
     if cmd == "raw_write":
         # Bytes straight onto the (encrypted) session's socket, then wait for the close.
         pairing.connection.transport.write(bytes.fromhex(command["hex"]))
