@@ -36,7 +36,13 @@ final class HAPClientConnection: Sendable {
 
   func send(_ request: HTTPRequest) async throws(HAPClientError) -> HTTPResponse {
     let answer = channel.eventLoop.makePromise(of: HTTPResponse.self)
-    channel.writeAndFlush(HAPClientChannelHandler.Outbound.request(request.bytes, answer), promise: nil)
+    let written = channel.eventLoop.makePromise(of: Void.self)
+    // A closed channel refuses the write before the handler sees it: the answer fails here
+    // then (a second completion of a promise is ignored).
+    written.futureResult.whenFailure { error in
+      answer.fail(error as? HAPClientError ?? .connectionClosed)
+    }
+    channel.writeAndFlush(HAPClientChannelHandler.Outbound.request(request.bytes, answer), promise: written)
     do {
       return try await answer.futureResult.get()
     } catch let error as HAPClientError {
