@@ -6,10 +6,13 @@ import PatchbayValues
 /// `startEncryption`. Its channel handler owns the state; this is the async face of it.
 final class HAPClientConnection: Sendable {
   private let channel: any Channel
+  /// The `Host` header: HTTP/1.1 requires one, and HAP-python (h11) closes without it.
+  private let hostHeader: String
   let events: AsyncStream<HAPCharacteristicValue>
 
-  private init(channel: any Channel, events: AsyncStream<HAPCharacteristicValue>) {
+  private init(channel: any Channel, hostHeader: String, events: AsyncStream<HAPCharacteristicValue>) {
     self.channel = channel
+    self.hostHeader = hostHeader
     self.events = events
   }
 
@@ -27,7 +30,8 @@ final class HAPClientConnection: Sendable {
           }
         }
         .connect(host: host, port: port).get()
-      return HAPClientConnection(channel: channel, events: events)
+      let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+      return HAPClientConnection(channel: channel, hostHeader: hostHeader, events: events)
     } catch {
       continuation.finish()
       throw .connectFailed("\(host) port \(port): \(error)")
@@ -35,6 +39,8 @@ final class HAPClientConnection: Sendable {
   }
 
   func send(_ request: HTTPRequest) async throws(HAPClientError) -> HTTPResponse {
+    var request = request
+    request.headers["host"] = hostHeader
     let answer = channel.eventLoop.makePromise(of: HTTPResponse.self)
     let written = channel.eventLoop.makePromise(of: Void.self)
     // A closed channel refuses the write before the handler sees it: the answer fails here

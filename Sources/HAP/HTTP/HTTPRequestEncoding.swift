@@ -9,7 +9,7 @@ extension HTTPRequest {
     self.init(method: method, path: path, query: query, headers: headers, body: body)
   }
 
-  /// The request as bytes (headers in name order; no Host: HAP accessories do not need one).
+  /// The request as bytes, headers in name order.
   public var bytes: [UInt8] {
     var target = path
     if !query.isEmpty { target += "?" + query.map { "\($0.0)=\($0.1)" }.joined(separator: "&") }
