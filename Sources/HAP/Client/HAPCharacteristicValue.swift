@@ -10,8 +10,8 @@ public struct HAPCharacteristicValue: Hashable, Sendable {
   }
 
   /// The items of an EVENT's `{"characteristics":[{"aid","iid","value"}]}` body; items
-  /// without aid, iid or value are left out.
-  static func fromEvent(_ body: [UInt8]) -> [HAPCharacteristicValue] {
+  /// without aid, iid or value are left out (public for the fuzzer).
+  public static func fromEvent(_ body: [UInt8]) -> [HAPCharacteristicValue] {
     guard let json = JSONValue.parse(String(decoding: body, as: UTF8.self)),
       let items = json["characteristics"]?.arrayValue
     else { return [] }
