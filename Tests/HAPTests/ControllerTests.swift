@@ -140,4 +140,37 @@ import Testing
     try await group.shutdownGracefully()
     await hub.stop()
   }
+
+  /// Requests made at once go out one at a time: our server closes a connection that
+  /// pipelines more than 16, and every one of these is answered.
+  @Test func concurrentRequestsGoOutOneAtATime() async throws {
+    let hub = try await ServerUnderTest()
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let controller = HAPController(identity: .generate(), group: group)
+    let accessory = try await controller.pairSetup(host: Self.host, port: hub.port, code: ServerUnderTest.code)
+    let session = try await controller.connect(host: Self.host, port: hub.port, accessory: accessory)
+    let values = try await withThrowingTaskGroup(of: JSONValue?.self) { tasks in
+      for _ in 0..<64 {
+        tasks.addTask { try await session.read([TestAccessories.brightness]).first?.value }
+      }
+      return try await tasks.reduce(into: []) { $0.append($1) }
+    }
+    #expect(values.count == 64)
+    #expect(values.allSatisfy { $0 == .integer(50) })
+    await session.close()
+    try await group.shutdownGracefully()
+    await hub.stop()
+  }
+
+  /// An accessory that accepts the connection and never answers: the request fails with
+  /// timedOut instead of waiting forever.
+  @Test func anAccessoryThatNeverAnswersTimesOut() async throws {
+    let silent = try SilentListener()
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let controller = HAPController(identity: .generate(), group: group, requestTimeout: .seconds(1))
+    await #expect(throws: HAPClientError.timedOut(seconds: 1)) {
+      try await controller.pairSetup(host: Self.host, port: silent.port, code: ServerUnderTest.code)
+    }
+    try await group.shutdownGracefully()
+  }
 }

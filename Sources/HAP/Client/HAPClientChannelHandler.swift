@@ -1,9 +1,10 @@
 import NIOCore
 
 /// A controller connection's bytes, all its state on the channel's event loop: requests out
-/// (sealed once pair-verify succeeded), responses matched to requests in order, EVENT
-/// messages into the event stream. Anything the accessory sends that does not decrypt or parse
-/// closes the connection.
+/// one at a time (the next once the previous is answered: never more in flight than the
+/// accessory answers), sealed once pair-verify succeeded; EVENT messages into the event
+/// stream. Anything the accessory sends that does not decrypt or parse, or an answer later
+/// than the request timeout, closes the connection.
 final class HAPClientChannelHandler: ChannelDuplexHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundIn = Outbound
@@ -17,31 +18,52 @@ final class HAPClientChannelHandler: ChannelDuplexHandler {
   }
 
   private let events: AsyncStream<HAPCharacteristicValue>.Continuation
+  private let requestTimeout: TimeAmount
+  private var context: ChannelHandlerContext?
   private var parser = HTTPResponseParser()
-  private var waiting = CircularBuffer<EventLoopPromise<HTTPResponse>>()
+  private var queued = CircularBuffer<(bytes: [UInt8], answer: EventLoopPromise<HTTPResponse>)>()
+  private var inFlight: (answer: EventLoopPromise<HTTPResponse>, deadline: Scheduled<Void>)?
   private var reader: HAPFrameCodec?
   private var writer: HAPFrameCodec?
   private var encrypted: [UInt8] = []
   private var failure: HAPClientError?
 
-  init(events: AsyncStream<HAPCharacteristicValue>.Continuation) { self.events = events }
+  init(events: AsyncStream<HAPCharacteristicValue>.Continuation, requestTimeout: TimeAmount) {
+    self.events = events
+    self.requestTimeout = requestTimeout
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+  func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
   func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
     switch unwrapOutboundIn(data) {
-    case .request(var bytes, let answer):
+    case .request(let bytes, let answer):
       if let failure {
         answer.fail(failure)
         promise?.fail(failure)
         return
       }
-      waiting.append(answer)
-      if writer != nil { bytes = writer!.seal(bytes) }
-      context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: promise)
+      queued.append((bytes, answer))
+      promise?.succeed(())
+      sendNext()
     case .encrypt(let keys):
       reader = HAPFrameCodec(key: keys.accessoryToController)
       writer = HAPFrameCodec(key: keys.controllerToAccessory)
       promise?.succeed(())
     }
+  }
+
+  private func sendNext() {
+    guard inFlight == nil, failure == nil, let context, let (bytes, answer) = queued.popFirst() else { return }
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let timeout = requestTimeout
+    let deadline = context.eventLoop.scheduleTask(in: timeout) {
+      handler.value.fail(.timedOut(seconds: Int(timeout.nanoseconds / 1_000_000_000)))
+    }
+    inFlight = (answer, deadline)
+    let sealed = writer != nil ? writer!.seal(bytes) : bytes
+    context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: sealed)), promise: nil)
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -53,28 +75,32 @@ final class HAPClientChannelHandler: ChannelDuplexHandler {
       do {
         bytes = try reader!.open(&encrypted)
       } catch {
-        return fail(context, .malformedResponse("an encrypted frame from the accessory was rejected (\(error))"))
+        return fail(.malformedResponse("an encrypted frame from the accessory was rejected (\(error))"))
       }
     }
     let responses: [HTTPResponse]
     do {
       responses = try parser.append(bytes)
     } catch {
-      return fail(context, .malformedResponse(error.description))
+      return fail(.malformedResponse(error.description))
     }
     for response in responses {
       if response.isEvent {
         for value in HAPCharacteristicValue.fromEvent(response.body) { events.yield(value) }
-      } else if let answer = waiting.popFirst() {
+      } else if let (answer, deadline) = inFlight {
+        inFlight = nil
+        deadline.cancel()
         answer.succeed(response)
       } else {
-        return fail(context, .malformedResponse("a response to no request (status \(response.status))"))
+        return fail(.malformedResponse("a response to no request (status \(response.status))"))
       }
     }
+    sendNext()
   }
 
+  /// A socket error after connecting (reset by the accessory): the connection is gone.
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    fail(context, .connectFailed("\(error)"))
+    fail(.connectionClosed)
   }
 
   func channelInactive(context: ChannelHandlerContext) {
@@ -83,16 +109,21 @@ final class HAPClientChannelHandler: ChannelDuplexHandler {
     context.fireChannelInactive()
   }
 
-  private func fail(_ context: ChannelHandlerContext, _ error: HAPClientError) {
+  private func fail(_ error: HAPClientError) {
     if failure == nil { failure = error }
     finish()
-    context.close(promise: nil)
+    context?.close(promise: nil)
   }
 
   /// Every request still waiting fails with the reason; the event stream ends.
   private func finish() {
     let reason = failure ?? .connectionClosed
-    while let answer = waiting.popFirst() { answer.fail(reason) }
+    if let (answer, deadline) = inFlight {
+      deadline.cancel()
+      answer.fail(reason)
+    }
+    inFlight = nil
+    while let (_, answer) = queued.popFirst() { answer.fail(reason) }
     events.finish()
   }
 }

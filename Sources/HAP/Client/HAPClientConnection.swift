@@ -16,7 +16,8 @@ final class HAPClientConnection: Sendable {
     self.events = events
   }
 
-  static func connect(host: String, port: Int, group: any EventLoopGroup) async throws(HAPClientError)
+  static func connect(host: String, port: Int, group: any EventLoopGroup, requestTimeout: TimeAmount)
+    async throws(HAPClientError)
     -> HAPClientConnection
   {
     let (events, continuation) = AsyncStream.makeStream(of: HAPCharacteristicValue.self)
@@ -26,7 +27,8 @@ final class HAPClientConnection: Sendable {
         .channelOption(.tcpOption(.tcp_nodelay), value: 1)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(HAPClientChannelHandler(events: continuation))
+            try channel.pipeline.syncOperations.addHandler(
+              HAPClientChannelHandler(events: continuation, requestTimeout: requestTimeout))
           }
         }
         .connect(host: host, port: port).get()

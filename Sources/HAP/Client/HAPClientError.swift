@@ -16,6 +16,8 @@ public enum HAPClientError: Error, Hashable, Sendable, CustomStringConvertible {
   case connectFailed(String)
   /// The connection closed before the answer came.
   case connectionClosed
+  /// No answer within the request timeout: the connection was closed.
+  case timedOut(seconds: Int)
 
   /// A wrong setup code, a pairing the accessory no longer has, or an accessory that is not
   /// the one paired with.
@@ -46,6 +48,7 @@ public enum HAPClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case .malformedResponse(let why): return "malformed answer from the accessory: \(why)"
     case .connectFailed(let why): return "cannot connect to the accessory: \(why)"
     case .connectionClosed: return "the accessory closed the connection"
+    case .timedOut(let seconds): return "the accessory did not answer within \(seconds) s"
     }
   }
 }

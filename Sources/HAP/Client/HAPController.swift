@@ -6,17 +6,21 @@ import NIOCore
 public struct HAPController: Sendable {
   public let identity: HAPControllerIdentity
   private let group: any EventLoopGroup
+  /// How long one request may wait for its answer before the connection is given up.
+  public let requestTimeout: TimeAmount
 
-  public init(identity: HAPControllerIdentity, group: any EventLoopGroup) {
+  public init(identity: HAPControllerIdentity, group: any EventLoopGroup, requestTimeout: TimeAmount = .seconds(30)) {
     self.identity = identity
     self.group = group
+    self.requestTimeout = requestTimeout
   }
 
   /// Pair-setup M1–M6 with `code` on a connection of its own; the accessory stores us as admin.
   public func pairSetup(host: String, port: Int, code: HAPSetupCode) async throws(HAPClientError)
     -> HAPPairedAccessory
   {
-    let connection = try await HAPClientConnection.connect(host: host, port: port, group: group)
+    let connection = try await HAPClientConnection.connect(
+      host: host, port: port, group: group, requestTimeout: requestTimeout)
     do {
       var setup = ControllerPairSetup(code: code, controller: identity)
       let m2 = try await connection.post("/pair-setup", ControllerPairSetup.m1)
@@ -36,7 +40,8 @@ public struct HAPController: Sendable {
   public func connect(host: String, port: Int, accessory: HAPPairedAccessory) async throws(HAPClientError)
     -> HAPClientSession
   {
-    let connection = try await HAPClientConnection.connect(host: host, port: port, group: group)
+    let connection = try await HAPClientConnection.connect(
+      host: host, port: port, group: group, requestTimeout: requestTimeout)
     do {
       var verify = ControllerPairVerify(controller: identity, accessory: accessory)
       let m2 = try await connection.post("/pair-verify", verify.m1)
