@@ -5,9 +5,10 @@ import HAP
 #endif
 
 // libFuzzer target for what a HomeKit controller (or anyone on the LAN) sends the accessory
-// server: TLV8 pairing messages, HTTP requests, encrypted session frames. Any bytes must decode
-// or be refused, never crash; TLV8 that decodes must read back the same after encoding; the
-// frame reader must open exactly what the frame writer sealed.
+// server: TLV8 pairing messages, HTTP requests, encrypted session frames; and for what an
+// accessory sends our controller side: HTTP responses, EVENT messages and their JSON. Any
+// bytes must decode or be refused, never crash; TLV8 that decodes must read back the same after
+// encoding; the frame reader must open exactly what the frame writer sealed.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -34,6 +35,22 @@ public func fuzzHAP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   case (.failure, .failure): break
   default: preconditionFailure("HTTP parse succeeds or fails depending on how bytes arrive")
   }
+
+  // The controller side: what an accessory sends back (responses, EVENTs and their JSON).
+  let responses = Result { try HTTPResponseParser.parse(bytes) }
+  var responseParser = HTTPResponseParser()
+  let splitResponses = Result {
+    try responseParser.append(Array(bytes[..<half])) + responseParser.append(Array(bytes[half...]))
+  }
+  switch (splitResponses, responses) {
+  case (.success(let a), .success(let b)): precondition(a == b, "HTTP response parse depends on how bytes arrive")
+  case (.failure, .failure): break
+  default: preconditionFailure("HTTP response parse succeeds or fails depending on how bytes arrive")
+  }
+  for response in (try? responses.get()) ?? [] where response.isEvent {
+    _ = HAPCharacteristicValue.fromEvent(response.body)
+  }
+  _ = HAPCharacteristicValue.fromEvent(bytes)
 
   let key = [UInt8](repeating: 7, count: 32)
   var reader = HAPFrameCodec(key: key)

@@ -87,7 +87,7 @@ public struct HTTPRequestParser: Sendable {
       method: String(requestLine[0]), path: String(pathPart[0]), query: query, headers: headers, body: body)
   }
 
-  private static func find(_ needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
+  static func find(_ needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
     guard haystack.count >= needle.count else { return nil }
     let end = min(haystack.count - needle.count, limit)
     var index = 0

@@ -1,13 +1,14 @@
 import PatchbayValues
 
-/// A response (`HTTP/1.1`) or a notification (`EVENT/1.0`) as bytes.
-struct HTTPResponse: Sendable {
-  var status: Int
-  var contentType: String?
-  var body: [UInt8]
-  var isEvent = false
+/// A response (`HTTP/1.1`) or a notification (`EVENT/1.0`) as bytes; the server writes them,
+/// the controller side reads them (`HTTPResponseParser`).
+public struct HTTPResponse: Sendable, Hashable {
+  public var status: Int
+  public var contentType: String?
+  public var body: [UInt8]
+  public var isEvent = false
 
-  init(status: Int, contentType: String? = nil, body: [UInt8] = [], isEvent: Bool = false) {
+  public init(status: Int, contentType: String? = nil, body: [UInt8] = [], isEvent: Bool = false) {
     self.status = status
     self.contentType = contentType
     self.body = body
@@ -27,7 +28,7 @@ struct HTTPResponse: Sendable {
     json(status, .object([("status", .integer(Int64(hapStatus.rawValue)))]))
   }
 
-  var bytes: [UInt8] {
+  public var bytes: [UInt8] {
     var head = (isEvent ? "EVENT/1.0 " : "HTTP/1.1 ") + "\(status) \(Self.reason(status))\r\n"
     if let contentType { head += "Content-Type: \(contentType)\r\n" }
     head += "Content-Length: \(body.count)\r\n\r\n"

@@ -72,6 +72,11 @@ final class GMPInteger {
     GMPInteger { __gmpz_add($0, a.value, b.value) }
   }
 
+  /// May be negative (the controller's B − k·v): only ever taken `%` a modulus afterwards.
+  static func - (a: GMPInteger, b: GMPInteger) -> GMPInteger {
+    GMPInteger { __gmpz_sub($0, a.value, b.value) }
+  }
+
   static func * (a: GMPInteger, b: GMPInteger) -> GMPInteger {
     GMPInteger { __gmpz_mul($0, a.value, b.value) }
   }

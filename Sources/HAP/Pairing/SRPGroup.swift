@@ -1,4 +1,7 @@
-/// RFC 5054's 3072-bit group (generator 5), the one HAP's pair-setup uses.
+import Crypto
+
+/// RFC 5054's 3072-bit group (generator 5), the one HAP's pair-setup uses, and the SRP-6a
+/// formulas both roles share (accessory: `SRPServer`, controller: `SRPClient`).
 enum SRPGroup {
   // Computed, not stored: a GMPInteger is not Sendable, and a pair-setup uses these a few times.
   static var N: GMPInteger {
@@ -18,4 +21,34 @@ enum SRPGroup {
   static var g: GMPInteger { GMPInteger(5) }
   /// Bytes of N: every padded value is this long.
   static let length = 384
+  static let username = "Pair-Setup"
+
+  /// x = H(salt | H("Pair-Setup:" | code)), the password's exponent.
+  static func passwordExponent(code: HAPSetupCode, salt: [UInt8]) -> GMPInteger {
+    let inner = hash(Array("\(username):\(code.description)".utf8))
+    return GMPInteger(bigEndian: hash(salt + inner))
+  }
+
+  /// k = H(N | PAD(g)).
+  static var multiplier: GMPInteger { GMPInteger(bigEndian: hash(N.bigEndianBytes + g.padded(to: length))) }
+
+  /// u = H(PAD(A) | PAD(B)).
+  static func scrambler(_ A: GMPInteger, _ B: GMPInteger) -> GMPInteger {
+    GMPInteger(bigEndian: hash(A.padded(to: length) + B.padded(to: length)))
+  }
+
+  /// The controller's proof M1 = H(H(N) xor H(g) | H(I) | salt | A | B | K), A and B as sent.
+  static func controllerProof(salt: [UInt8], A: [UInt8], B: [UInt8], K: [UInt8]) -> [UInt8] {
+    let hN = hash(N.bigEndianBytes)
+    let hg = hash(g.bigEndianBytes)
+    let hI = hash(Array(username.utf8))
+    return hash(zip(hN, hg).map { $0 ^ $1 } + hI + salt + A + B + K)
+  }
+
+  /// The accessory's proof M2 = H(A | M1 | K).
+  static func accessoryProof(A: [UInt8], controllerProof: [UInt8], K: [UInt8]) -> [UInt8] {
+    hash(A + controllerProof + K)
+  }
+
+  static func hash(_ bytes: [UInt8]) -> [UInt8] { Array(SHA512.hash(data: bytes)) }
 }

@@ -3,7 +3,7 @@ import Crypto
 /// The accessory's side of SRP-6a (RFC 5054 group 3072, SHA-512, username "Pair-Setup", the
 /// setup code as password), as HAP's pair-setup uses it.
 struct SRPServer {
-  static let username = "Pair-Setup"
+  static let username = SRPGroup.username
 
   let salt: [UInt8]
   private let verifier: GMPInteger
@@ -13,12 +13,10 @@ struct SRPServer {
 
   init(code: HAPSetupCode, salt: [UInt8] = Self.randomBytes(16), secret: [UInt8] = Self.randomBytes(32)) {
     self.salt = salt
-    let inner = Self.hash(Array("\(Self.username):\(code.description)".utf8))
-    let x = GMPInteger(bigEndian: Self.hash(salt + inner))
+    let x = SRPGroup.passwordExponent(code: code, salt: salt)
     verifier = SRPGroup.g.power(x, modulus: SRPGroup.N)
     self.secret = GMPInteger(bigEndian: secret)
-    let k = GMPInteger(bigEndian: Self.hash(SRPGroup.N.bigEndianBytes + SRPGroup.g.padded(to: SRPGroup.length)))
-    let B = (k * verifier + SRPGroup.g.power(self.secret, modulus: SRPGroup.N)) % SRPGroup.N
+    let B = (SRPGroup.multiplier * verifier + SRPGroup.g.power(self.secret, modulus: SRPGroup.N)) % SRPGroup.N
     publicKey = B.padded(to: SRPGroup.length)
   }
 
@@ -27,22 +25,18 @@ struct SRPServer {
   func verify(clientPublicKey: [UInt8], clientProof: [UInt8]) -> (sessionKey: [UInt8], proof: [UInt8])? {
     let A = GMPInteger(bigEndian: clientPublicKey)
     guard !(A % SRPGroup.N).isZero else { return nil }  // RFC 5054: abort on A mod N == 0
-    let u = GMPInteger(bigEndian: Self.hash(A.padded(to: SRPGroup.length) + publicKey))
+    let u = SRPGroup.scrambler(A, GMPInteger(bigEndian: publicKey))
     guard !u.isZero else { return nil }
     let S = (A * verifier.power(u, modulus: SRPGroup.N)).power(secret, modulus: SRPGroup.N)
     // Padded like aiohomekit and Apple's controllers (differs from unpadded 1 time in 256).
     let paddedA = A.padded(to: SRPGroup.length)
     let K = Self.hash(S.padded(to: SRPGroup.length))
-    let hN = Self.hash(SRPGroup.N.bigEndianBytes)
-    let hg = Self.hash(SRPGroup.g.bigEndianBytes)
-    let hI = Self.hash(Array(Self.username.utf8))
-    let expected = Self.hash(
-      zip(hN, hg).map { $0 ^ $1 } + hI + salt + paddedA + publicKey + K)
+    let expected = SRPGroup.controllerProof(salt: salt, A: paddedA, B: publicKey, K: K)
     guard constantTimeEqual(expected, clientProof) else { return nil }
-    return (K, Self.hash(paddedA + clientProof + K))
+    return (K, SRPGroup.accessoryProof(A: paddedA, controllerProof: clientProof, K: K))
   }
 
-  static func hash(_ bytes: [UInt8]) -> [UInt8] { Array(SHA512.hash(data: bytes)) }
+  static func hash(_ bytes: [UInt8]) -> [UInt8] { SRPGroup.hash(bytes) }
 
   static func randomBytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()

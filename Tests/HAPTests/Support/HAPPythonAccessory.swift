@@ -1,0 +1,96 @@
+import ChildProcesses
+import Foundation
+import HAP
+import PatchbayTestSupport
+import PatchbayValues
+import Synchronization
+
+/// HAP-python 5.0.0 (Scripts/accessory.py) as a real accessory server in its own process: a
+/// bridge with a colour Lightbulb, a ContactSensor, a StatelessProgrammableSwitch and a
+/// Switch on 127.0.0.1, driven one JSON command at a time.
+final class HAPPythonAccessory: Sendable {
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Scripts/accessory.py").path
+  /// Without the QR extra: its setup message would fill the output with a QR code.
+  static let requirements = ["HAP-python==5.0.0"]
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  let process: ChildProcess
+  let port: Int
+  /// HAP-python's device id (its pairing id).
+  let deviceID: String
+  private let reservation: PortReservation
+  private let directory: TemporaryDirectory
+
+  private init(
+    process: ChildProcess, port: Int, deviceID: String, reservation: PortReservation, directory: TemporaryDirectory
+  ) {
+    self.process = process
+    self.port = port
+    self.deviceID = deviceID
+    self.reservation = reservation
+    self.directory = directory
+  }
+
+  static func start(code: HAPSetupCode) async throws -> HAPPythonAccessory {
+    try await offPool {
+      let python = try PythonEnvironment.prepared(requirements)
+      let directory = try TemporaryDirectory("hap-python")
+      let reservation = try PortReservation()
+      let process = try ChildProcess(
+        python.python, [script, directory.path + "/accessory.state", code.description, String(reservation.port)],
+        keepInputOpen: true)
+      let line = try process.waitForLine(containing: "\"ready\"", within: 120)
+      guard let ready = JSONValue.parse(line.text)?["ready"], let port = ready["port"]?.integerValue,
+        let deviceID = ready["mac"]?.stringValue
+      else { throw Failure(description: "no port in \(line.text); output:\n\(process.output)") }
+      return HAPPythonAccessory(
+        process: process, port: port, deviceID: deviceID, reservation: reservation, directory: directory)
+    }
+  }
+
+  deinit { _ = try? process.terminate(within: 10) }
+
+  /// Sends `command` and returns its "ok" value, or throws its "error".
+  @discardableResult
+  func send(_ command: [String: Any], within seconds: Double = 60) async throws -> JSONValue {
+    let text = String(
+      decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
+    return try await offPool { [self] in
+      let before = process.lineCount
+      try process.write(text + "\n")
+      var answer: JSONValue?
+      try eventually("an answer to \(text); output:\n\(process.output)", within: seconds) {
+        answer = process.lines.dropFirst(before).lazy.compactMap(JSONValue.parse).first {
+          $0["ok"] != nil || $0["error"] != nil
+        }
+        return answer != nil || !process.isRunning
+      }
+      guard let answer, let ok = answer["ok"] else {
+        throw Failure(description: "\(text) failed; output:\n\(process.output)")
+      }
+      return ok
+    }
+  }
+
+  /// What HAP-python's setters saw: `{"set": name, "value": v}` lines.
+  var setterCalls: [(name: String, value: JSONValue)] {
+    process.lines.compactMap(JSONValue.parse).compactMap { line in
+      guard let name = line["set"]?.stringValue, let value = line["value"] else { return nil }
+      return (name, value)
+    }
+  }
+
+  func waitForSetter(_ name: String, within seconds: Double = 60, _ matches: @escaping @Sendable (JSONValue) -> Bool)
+    async throws
+  {
+    try await offPool { [self] in
+      try eventually("HAP-python's \(name) setter; output:\n\(process.output)", within: seconds) {
+        setterCalls.contains { $0.name == name && matches($0.value) }
+      }
+    }
+  }
+}
