@@ -76,4 +76,7 @@ public final class RawConnection: Sendable {
   }
 }
 
-public struct RawConnectionError: Error, CustomStringConvertible { public var description: String }
+public struct RawConnectionError: Error, CustomStringConvertible {
+  public var description: String
+  public init(description: String) { self.description = description }
+}

@@ -1,3 +1,5 @@
+import PatchbayTestSupport
+
 #if canImport(Glibc)
   import Glibc
 #endif
