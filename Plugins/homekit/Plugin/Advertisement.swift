@@ -11,6 +11,8 @@ final class Advertisement: Sendable {
     var watcher: Task<Void, Never>?
     var state = HAPAdvertiser.State.stopped
     var isPaired = false
+    /// Stopped: the instance is stopping, so nothing more is told (its outputs are closing).
+    var ended = false
   }
   private let current = Mutex(Current())
   private let discovery: @Sendable (String) -> Void
@@ -43,7 +45,7 @@ final class Advertisement: Sendable {
 
   func stop() {
     let (advertiser, watcher) = current.withLock { current in
-      defer { (current.advertiser, current.watcher) = (nil, nil) }
+      defer { (current.advertiser, current.watcher, current.ended) = (nil, nil, true) }
       return (current.advertiser, current.watcher)
     }
     watcher?.cancel()
@@ -53,6 +55,7 @@ final class Advertisement: Sendable {
   /// Changes the state and tells it, under the lock, so two changes are told in their order.
   private func update(_ change: (inout Current) -> Void) {
     current.withLock { current in
+      guard !current.ended else { return }
       let before = Self.describe(current.state, isPaired: current.isPaired)
       change(&current)
       let after = Self.describe(current.state, isPaired: current.isPaired)
