@@ -1,7 +1,8 @@
 import CQREncode
 
-/// A QR code's modules, encoded by libqrencode (error correction M, 8-bit mode): what the
-/// terminal (`patchbay homekit setup`) and the dashboard draw the HomeKit setup code from.
+/// A QR code's modules, encoded by libqrencode (error correction M; it chooses the segments'
+/// modes, alphanumeric for a HomeKit payload): what the terminal (`patchbay homekit setup`) and
+/// the dashboard draw the HomeKit setup code from.
 public struct QRMatrix: Sendable, Equatable {
   /// Modules per side (without a quiet zone).
   public let width: Int

@@ -64,7 +64,7 @@ import Testing
     let svg = try #require(panel["qrSVG"] as? String)
     #expect(svg.hasPrefix("<svg"))
     let dark = Self.modules(svg)
-    // Version 2 (25 modules a side) holds the 20 bytes at level M; any version is 21 + 4k.
+    // Version 1 (21 modules a side) holds the 20 alphanumeric characters at level M; any is 21 + 4k.
     let width = (dark.map { $0.max()! }.max() ?? 0) - Self.quietZone + 1
     #expect(width >= 21 && (width - 21) % 4 == 0, "\(width) modules a side")
     let q = Self.quietZone

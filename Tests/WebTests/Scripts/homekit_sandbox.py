@@ -63,6 +63,94 @@ def shot(driver, selector, path):
     print("  saved " + path)
 
 
+# Reading the QR code back from its modules (no decoder package needed): versions 1 to 3 at error
+# correction level M, one block each, numeric, alphanumeric and byte segments, as libqrencode makes
+# a HomeKit payload (20 characters, all of QR's alphanumeric set: version 1). Function patterns, format bits, masks and the codeword order as ISO/IEC 18004 has them.
+DATA_CODEWORDS_M = {1: 16, 2: 28, 3: 44}
+ALIGNMENT = {1: None, 2: 18, 3: 22}
+ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+MASKS = [
+    lambda x, y: (x + y) % 2 == 0, lambda x, y: y % 2 == 0, lambda x, y: x % 3 == 0,
+    lambda x, y: (x + y) % 3 == 0, lambda x, y: (x // 3 + y // 2) % 2 == 0,
+    lambda x, y: x * y % 2 + x * y % 3 == 0, lambda x, y: (x * y % 2 + x * y % 3) % 2 == 0,
+    lambda x, y: ((x + y) % 2 + x * y % 3) % 2 == 0,
+]
+
+
+def decode_qr(dark, size):
+    """The text of the QR code whose dark modules (x, y) are `dark`, `size` modules a side."""
+    version = (size - 17) // 4
+    if version not in DATA_CODEWORDS_M:
+        raise SystemExit(f"FAIL: a QR code of version {version}: this reader knows 1 to 3")
+    def is_dark(x, y):
+        return (x, y) in dark
+    def is_function(x, y):
+        if (x <= 8 and y <= 8) or (x >= size - 8 and y <= 8) or (x <= 8 and y >= size - 8):
+            return True  # finders, separators, format bits
+        if x == 6 or y == 6:
+            return True  # timing
+        centre = ALIGNMENT[version]
+        return centre is not None and abs(x - centre) <= 2 and abs(y - centre) <= 2
+    positions = [(8, i) for i in range(6)] + [(8, 7), (8, 8), (7, 8)] + [(14 - i, 8) for i in range(9, 15)]
+    format_bits = sum(1 << i for i, (x, y) in enumerate(positions) if is_dark(x, y)) ^ 0x5412
+    level, mask = format_bits >> 13, (format_bits >> 10) & 7
+    if level != 0:
+        raise SystemExit(f"FAIL: error correction level bits {level:02b}, M (00) expected")
+    bits = []
+    right = size - 1
+    while right >= 1:
+        if right == 6:
+            right = 5
+        for vert in range(size):
+            for j in range(2):
+                x = right - j
+                y = size - 1 - vert if ((right + 1) & 2) == 0 else vert
+                if not is_function(x, y):
+                    bits.append(is_dark(x, y) != MASKS[mask](x, y))
+        right -= 2
+    codewords = [sum(bit << (7 - k) for k, bit in enumerate(bits[i:i + 8])) for i in range(0, len(bits) - 7, 8)]
+    stream = "".join(f"{c:08b}" for c in codewords[:DATA_CODEWORDS_M[version]])
+    at = 0
+    def take(n):
+        nonlocal at
+        at += n
+        return int(stream[at - n:at], 2)
+    text = ""
+    while at + 4 <= len(stream):
+        mode = take(4)
+        if mode == 0:  # terminator
+            break
+        if mode == 1:  # numeric: three digits in 10 bits
+            count = take(10)
+            while count > 0:
+                n = min(count, 3)
+                text += f"{take({3: 10, 2: 7, 1: 4}[n]):0{n}d}"
+                count -= n
+        elif mode == 2:  # alphanumeric: two characters in 11 bits
+            count = take(9)
+            while count > 0:
+                if count >= 2:
+                    pair = take(11)
+                    text += ALPHANUMERIC[pair // 45] + ALPHANUMERIC[pair % 45]
+                    count -= 2
+                else:
+                    text += ALPHANUMERIC[take(6)]
+                    count -= 1
+        elif mode == 4:
+            count = take(8)
+            text += bytes(take(8) for _ in range(count)).decode()
+        else:
+            raise SystemExit(f"FAIL: QR segment mode {mode:04b}: this reader knows numeric, alphanumeric, byte")
+    return text
+
+
+def setup_code_of(payload):
+    """The setup code a `X-HM://` payload carries: the low 27 bits of its 9 base-36 characters."""
+    number = int(payload[len("X-HM://"):len("X-HM://") + 9], 36)
+    code = f"{number & ((1 << 27) - 1):08d}"
+    return f"{code[:3]}-{code[3:5]}-{code[5:]}", number >> 31 & 0xFF, number >> 27 & 0xF
+
+
 def unpaired(driver, args):
     card = f'.homekit[data-instance="{args.instance}"]'
     step("the HomeKit panel shows the setup QR code (an SVG of modules) and the instance's setup code")
@@ -79,6 +167,18 @@ def unpaired(driver, args):
     if css(driver, card + " li[data-pairing]"):
         raise SystemExit("FAIL: a pairing is listed before any controller paired")
     print(f"  {modules} dark modules, drawn {size[0]:.0f} px square; setup code {shown}")
+
+    step("the QR code on the page reads back as the setup payload of the instance's setup code")
+    view, rects = driver.execute_script(
+        "const svg = document.querySelector(arguments[0]);"
+        "return [svg.viewBox.baseVal.width, [...svg.querySelectorAll('.qr-modules rect')]"
+        "  .map((r) => [Number(r.getAttribute('x')), Number(r.getAttribute('y'))])];", card + " svg.qr")
+    quiet = 4
+    payload = decode_qr({(x - quiet, y - quiet) for x, y in rects}, int(view) - 2 * quiet)
+    code, category, flags = setup_code_of(payload)
+    if not payload.startswith("X-HM://") or code != args.setup_code or category != 2 or flags != 2:
+        raise SystemExit(f"FAIL: the QR code reads {payload!r}: code {code}, category {category}, flags {flags}")
+    print(f"  read back: {payload} (setup code {code}, category 2 = bridge, flags 2 = IP)")
     shot(driver, "#homekit-section", args.screenshots + "/web-homekit.png")
 
     step("the sandbox view shows each instance as `patchbay status --sandbox --json` does")
