@@ -45,25 +45,42 @@ struct HomeKitBridgeUnderTest {
     return code!
   }
 
-  /// Pairs aiohomekit with `code`; its pairing id. The controller process is returned so the
-  /// caller ends it.
-  func pair(code: String) throws -> (controller: ChildProcess, id: String) {
-    let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
-    let controller = try ChildProcess(
-      python.python, [Self.controllerScript, "127.0.0.1", String(reservation.port)], keepInputOpen: true)
-    try controller.waitForLine(containing: "\"ready\"", within: 120)
-    try controller.write(#"{"cmd": "pair", "pin": "\#(code)"}"# + "\n")
-    var id: String?
-    try eventually("aiohomekit paired; output:\n\(controller.output)", within: 120) {
-      for line in controller.lines {
-        guard let answer = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-        if answer["error"] != nil { throw WebTestError("pairing failed: \(line)") }
-        id = (answer["ok"] as? [String: Any])?["iOSPairingId"] as? String
-        if id != nil { return true }
-      }
-      return !controller.isRunning
-    }
-    guard let id else { throw WebTestError("aiohomekit exited:\n\(controller.output)") }
+  /// Pairs aiohomekit with `code`: the controller, its pairing id.
+  func pair(code: String) throws -> (controller: Controller, id: String) {
+    let controller = try Controller(port: reservation.port)
+    let data = try controller.send(["cmd": "pair", "pin": code]) as? [String: Any]
+    guard let id = data?["iOSPairingId"] as? String else { throw WebTestError("no pairing id in \(data ?? [:])") }
     return (controller, id)
+  }
+
+  /// aiohomekit driven one JSON command per line (the driver script's protocol).
+  final class Controller {
+    let process: ChildProcess
+
+    init(port: Int) throws {
+      let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
+      process = try ChildProcess(
+        python.python, [HomeKitBridgeUnderTest.controllerScript, "127.0.0.1", String(port)], keepInputOpen: true)
+      try process.waitForLine(containing: "\"ready\"", within: 120)
+    }
+
+    deinit { _ = try? process.terminate(within: 10) }
+
+    /// The command's answer (`ok`); throws its error.
+    func send(_ command: [String: Any]) throws -> Any {
+      let before = process.lineCount
+      try process.write(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self) + "\n")
+      var answer: [String: Any]?
+      try eventually("an answer to \(command); output:\n\(process.output)", within: 120) {
+        answer = process.lines.dropFirst(before).lazy.compactMap {
+          try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["ok"] != nil || $0["error"] != nil }
+        return answer != nil || !process.isRunning
+      }
+      guard let answer, let ok = answer["ok"] else {
+        throw WebTestError("aiohomekit: \(answer ?? [:]); output:\n\(process.output)")
+      }
+      return ok
+    }
   }
 }

@@ -75,7 +75,6 @@ import Testing
 
     // Paired: no payload, no QR, the controller listed as admin.
     let (controller, id) = try bridge.pair(code: code)
-    defer { _ = try? controller.terminate(within: 10) }
     try eventually("the pairing in /api/homekit: \(panel)") {
       panel = try self.bridge(from: base)
       return (panel["pairings"] as? [[String: Any]])?.isEmpty == false
@@ -85,6 +84,15 @@ import Testing
     #expect(pairings.count == 1)
     #expect(pairings.first?["id"] as? String == id)
     #expect(pairings.first?["admin"] as? Bool == true)
+    // A second, regular controller (added by the admin through /pairings) is listed as not admin.
+    let second = try #require(try controller.send(["cmd": "add_controller"]) as? [String: Any])
+    let secondID = try #require(second["iOSPairingId"] as? String)
+    try eventually("the second pairing in /api/homekit: \(panel)") {
+      panel = try self.bridge(from: base)
+      return (panel["pairings"] as? [[String: Any]])?.count == 2
+    }
+    let listed = (panel["pairings"] as? [[String: Any]] ?? []).map { "\($0["id"]!) \($0["admin"]!)" }
+    #expect(listed == ["\(id) 1", "\(secondID) 0"], "\(listed)")
 
     // The sandbox: the entries `patchbay status --sandbox --json` gives, for every instance.
     var api: [[String: Any]] = []
@@ -125,8 +133,7 @@ import Testing
     }
     try browse("unpaired", ["--setup-code", code])
     let (controller, id) = try bridge.pair(code: code)
-    defer { _ = try? controller.terminate(within: 10) }
-    try browse("paired", ["--pairing-id", id])
+    try withExtendedLifetime(controller) { try browse("paired", ["--pairing-id", id]) }
     for name in ["web-homekit.png", "web-homekit-paired.png", "web-sandbox.png"] {
       let png = try #require(FileManager.default.contents(atPath: screenshots + "/" + name), "no \(name)")
       #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(name) is no PNG")
