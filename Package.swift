@@ -279,15 +279,16 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/homekit/Plugin", swiftSettings: strict),
-    // libqrencode from Debian (pkg-config libqrencode): the setup QR code in the terminal.
+    // libqrencode from Debian (pkg-config libqrencode): the HomeKit setup QR code, drawn in the
+    // terminal by patchbay-homekit and as SVG by patchbay-web.
     .systemLibrary(
-      name: "CQREncode", path: "Plugins/homekit/CQREncode", pkgConfig: "libqrencode",
-      providers: [.apt(["libqrencode-dev"])]),
+      name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+    .target(name: "QRMatrix", dependencies: ["CQREncode"], swiftSettings: strict),
     // The setup code and QR, the pairings and a deliberate reset, on the instance's state directory.
     .executableTarget(
       name: "HomeKitTool",
       dependencies: [
-        "HomeKitPlugin", "HAP", "CQREncode", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "HomeKitPlugin", "HAP", "QRMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Plugins/homekit/Tool", swiftSettings: strict),
     .target(
@@ -355,7 +356,7 @@ let package = Package(
     .executableTarget(
       name: "PatchbayWeb",
       dependencies: [
-        "PatchbayHub",
+        "PatchbayHub", "QRMatrix",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

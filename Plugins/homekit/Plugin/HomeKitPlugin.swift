@@ -1,3 +1,4 @@
+import Foundation
 import HAP
 import HAPDiscovery
 import Logging
@@ -7,12 +8,17 @@ import PatchbayPluginKit
 
 /// homekit: this instance is a HomeKit bridge (HAP over IP) whose bridged accessories are hub
 /// ports. See docs/plugins/homekit.md. Output `pairing` (state, text, shown in `patchbay
-/// status`) says whether a controller is paired and, while none is, the setup code.
+/// status`) says whether a controller is paired and, while none is, the setup code; `discovery`
+/// (the PEER column) whether mDNS advertises it; `setup_payload` and `pairings` are what the
+/// dashboard's HomeKit panel draws: the QR code's text while unpaired, the paired controllers.
 final class HomeKitPlugin: PatchbayPlugin {
   let context: PluginContext
   let config: HomeKitConfig
   let accessories: [AccessoryPorts]
   let pairingStatus: OutputPort
+  let discovery: OutputPort
+  let setupPayload: OutputPort
+  let pairingList: OutputPort
   private var outputs: [String: OutputPort] = [:]
   private var inputNames: [UInt32: String] = [:]
   private var running: Running?
@@ -32,6 +38,16 @@ final class HomeKitPlugin: PatchbayPlugin {
     pairingStatus = try context.addOutput(
       "pairing", .text, kind: .state, description: "paired (with how many controllers), or the setup code to pair",
       shownInStatus: .shown)
+    discovery = try context.addOutput(
+      "discovery", .text, kind: .state,
+      description: "how Home finds the bridge: advertised over mDNS (paired or not), or why it is not",
+      shownInStatus: .peer)
+    setupPayload = try context.addOutput(
+      "setup_payload", .text, kind: .state,
+      description: "the setup QR code's text (X-HM://...) while unpaired; empty once paired")
+    pairingList = try context.addOutput(
+      "pairings", .text, kind: .state,
+      description: #"the paired controllers as JSON: [{"id": "...", "admin": true}]"#)
     var inputsByName: [String: InputPort] = [:]
     for port in accessories.flatMap(\.ports) {
       if port.isOutput {
@@ -64,13 +80,16 @@ final class HomeKitPlugin: PatchbayPlugin {
     let context = self.context
     let outputs = self.outputs
     let status = pairingStatus
+    let (payloadPort, listPort) = (setupPayload, pairingList)
     let setupCode = config.setupCode ?? HAPSetupCode(identity.setupCode)!
     if setupCode.description != identity.setupCode {
       // The config's code is the one in force: `patchbay homekit setup` shows what is stored.
       identity.setupCode = setupCode.description
       try store.save(identity)
     }
-    let advertisement = Advertisement()
+    let setupURI = hapSetupURI(code: setupCode, setupID: identity.setupID, category: .bridge)
+    let discoveryPort = discovery
+    let advertisement = Advertisement { context.publish(.text($0), on: discoveryPort) }
     let bridge = BridgeAccessories(
       database: database, accessories: config.accessories,
       publish: { value, name in
@@ -80,6 +99,7 @@ final class HomeKitPlugin: PatchbayPlugin {
       pairingsChanged: { state in
         try store.save(state)
         context.publish(.text(Self.pairingText(state, setupCode: setupCode)), on: status)
+        Self.publishDashboard(state, setupURI: setupURI, context: context, payload: payloadPort, list: listPort)
         advertisement.pairingChanged(isPaired: state.isPaired)
       },
       restoring: store.loadWrittenValues(),
@@ -117,6 +137,7 @@ final class HomeKitPlugin: PatchbayPlugin {
     bridge.connect(server)
     running = Running(bridge: bridge, server: server, eventLoops: eventLoops, advertiser: advertisement)
     context.publish(.text(Self.pairingText(pairings, setupCode: setupCode)), on: status)
+    Self.publishDashboard(pairings, setupURI: setupURI, context: context, payload: payloadPort, list: listPort)
     if config.port == nil, identity.port != port {
       // Chosen once and kept: Home looks for the bridge where it was.
       identity.port = port
@@ -142,6 +163,28 @@ final class HomeKitPlugin: PatchbayPlugin {
     state.isPaired
       ? "paired with \(state.pairings.count) controller\(state.pairings.count == 1 ? "" : "s")"
       : "not paired: setup code \(setupCode)"
+  }
+
+  /// The dashboard's panel: the QR code's text only while a controller may pair (as HAP-python
+  /// and Home Assistant show it), and who is paired.
+  static func publishDashboard(
+    _ state: HAPPairingState, setupURI: String, context: PluginContext, payload: OutputPort, list: OutputPort
+  ) {
+    context.publish(.text(state.isPaired ? "" : setupURI), on: payload)
+    context.publish(.text(pairingsJSON(state)), on: list)
+  }
+
+  /// `[{"admin":true,"id":"..."}]`, in the order the controllers paired.
+  static func pairingsJSON(_ state: HAPPairingState) -> String {
+    struct Entry: Encodable {
+      var id: String
+      var admin: Bool
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data =
+      (try? encoder.encode(state.pairings.map { Entry(id: $0.identifier, admin: $0.isAdmin) })) ?? Data("[]".utf8)
+    return String(decoding: data, as: UTF8.self)
   }
 
   func receive(_ value: Value, on port: InputPort) throws {

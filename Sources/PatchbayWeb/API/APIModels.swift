@@ -81,6 +81,7 @@ enum APIModels {
     var inactive: [String]
   }
   struct Scenes: Encodable { var scenes: [Scene] }
+  struct HomeKit: Encodable { var bridges: [HomeKitPanel] }
   struct Log: Encodable { var lines: [LogRecord] }
   struct Done: Encodable {
     var ok: Bool

@@ -19,6 +19,8 @@ struct APIRoutes: Sendable {
     api.get("routes") { _, _ in await routes() }
     api.get("scenes") { _, _ in await scenes() }
     api.get("log") { request, _ in await log(request) }
+    api.get("homekit") { _, _ in await homeKit() }
+    api.get("sandbox") { _, _ in await sandbox() }
     api.get("events") { _, _ in events() }
     api.post("send") { request, context in
       guard let body = try? await request.decode(as: SendRequest.self, context: context) else {
@@ -128,6 +130,27 @@ struct APIRoutes: Sendable {
       return APIResponse.json(
         APIModels.Scenes(
           scenes: status.scenes.map { .init(name: $0.name, ports: $0.ports, activations: $0.activations) }))
+    }
+  }
+
+  private func homeKit() async -> Response {
+    async let valuesAnswer = ask(ControlRequest(command: .values))
+    switch await hubStatus() {
+    case .failure(let response): return response
+    case .success(let (status, _)):
+      var values: [String: String] = [:]
+      if case .success(let answer) = await valuesAnswer {
+        for entry in answer.values ?? [] { values[entry.address] = entry.value }
+      }
+      let bridges = status.instances.filter { $0.plugin == HomeKitPanel.plugin }
+      return APIResponse.json(APIModels.HomeKit(bridges: bridges.map { HomeKitPanel($0, values: values) }))
+    }
+  }
+
+  private func sandbox() async -> Response {
+    switch await hubStatus() {
+    case .failure(let response): return response
+    case .success(let (status, _)): return APIResponse.json(SandboxView(status))
     }
   }
 

@@ -5,7 +5,7 @@
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const state = { csrf: "", csrfHeader: "X-Patchbay-CSRF", ports: new Map(), routes: [], hubUp: null,
-  retryDelay: 1000, retryTimer: null, refreshTimer: null, portsKey: "" };
+  retryDelay: 1000, retryTimer: null, refreshTimer: null, portsKey: "", homeKitKey: "", sandboxKey: "" };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -71,14 +71,16 @@ async function refreshAll() {
     const session = await api("/api/session");
     state.csrf = session.csrf; state.csrfHeader = session.csrfHeader;
     $("log-out").hidden = !session.loginRequired;
-    const [status, ports, routes, scenes] = await Promise.all(
-      [api("/api/status"), api("/api/ports"), api("/api/routes"), api("/api/scenes")]);
+    const [status, ports, routes, scenes, homeKit, sandbox] = await Promise.all(
+      [api("/api/status"), api("/api/ports"), api("/api/routes"), api("/api/scenes"), api("/api/homekit"), api("/api/sandbox")]);
     state.retryDelay = 1000;
     setHub(true);
     renderStatus(status);
     renderPorts(ports.ports);
     renderRoutes(routes, status.instances);
     renderScenes(scenes.scenes);
+    renderHomeKit(homeKit.bridges);
+    renderSandbox(sandbox.instances);
     await refreshLog();
     clearTimeout(state.refreshTimer);
     state.refreshTimer = setTimeout(refreshPeriodic, 5000);
@@ -89,10 +91,13 @@ async function refreshAll() {
 
 async function refreshPeriodic() {
   try {
-    const [status, scenes] = await Promise.all([api("/api/status"), api("/api/scenes")]);
+    const [status, scenes, homeKit, sandbox] = await Promise.all(
+      [api("/api/status"), api("/api/scenes"), api("/api/homekit"), api("/api/sandbox")]);
     setHub(true);
     renderStatus(status);
     renderScenes(scenes.scenes);
+    renderHomeKit(homeKit.bridges);
+    renderSandbox(sandbox.instances);
     const ports = await api("/api/ports");
     const key = ports.ports.map((p) => p.address).join(",");
     if (key !== state.portsKey) { await refreshAll(); return; }
@@ -289,6 +294,75 @@ function renderScenes(scenes) {
   $("scenes").replaceChildren(...(scenes.length ? scenes.map((s) => el("li", { "data-scene": s.name },
     el("span", {}, el("strong", {}, s.name), " ", el("span", { class: "muted" }, s.ports + " ports · activated " + s.activations + "×")),
     el("button", { onclick: () => activate(s.name) }, "Activate"))) : [el("li", { class: "muted" }, "no scenes")]));
+}
+
+// HomeKit: per bridge, the setup QR code (SVG drawn by patchbay-web) and code while unpaired, and
+// the paired controllers. Redrawn only when something changed.
+function renderHomeKit(bridges) {
+  const key = JSON.stringify(bridges);
+  if (key === state.homeKitKey) return;
+  state.homeKitKey = key;
+  $("homekit-section").hidden = bridges.length === 0;
+  $("homekit").replaceChildren(...bridges.map((b) => {
+    const setup = b.setupPayload
+      ? [qrImage(b.qrSVG),
+         el("p", {}, "Setup code ", el("strong", { class: "setup-code" }, b.setupCode ?? "?")),
+         el("p", { class: "muted" }, "In the Home app: Add Accessory, then scan the code (or enter the setup code).")]
+      : [el("p", { class: "muted paired-note" }, "Paired: Home pairs again only after " , el("code", {}, "patchbay homekit reset " + b.instance), ".")];
+    const pairings = b.pairings.length
+      ? b.pairings.map((p) => el("li", { "data-pairing": p.id }, el("code", {}, p.id), " ", el("span", { class: "muted" }, p.admin ? "admin" : "regular")))
+      : [el("li", { class: "muted" }, "no controller paired")];
+    return el("div", { class: "card homekit", "data-instance": b.instance },
+      el("h3", {}, el("span", { class: "name" }, b.instance), el("span", { class: "state state-" + b.state }, b.state)),
+      el("p", { class: "muted discovery" }, b.discovery ?? "-"),
+      ...setup,
+      el("h4", {}, "Pairings"), el("ul", { class: "pairings" }, ...pairings));
+  }));
+}
+
+// The server's SVG (generated from the payload, never from user text), parsed as SVG, not HTML.
+function qrImage(text) {
+  if (!text) return el("p", { class: "error" }, "no QR code");
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const node = document.importNode(doc.documentElement, true);
+  return node.nodeName === "svg" ? node : el("p", { class: "error" }, "no QR code");
+}
+
+// The sandbox of every instance, as `patchbay status --sandbox` words it.
+function renderSandbox(entries) {
+  const key = JSON.stringify(entries);
+  if (key === state.sandboxKey) return;
+  state.sandboxKey = key;
+  const list = (items) => items && items.length ? items.join(", ") : "none";
+  const rows = entries.map((e) => {
+    const s = e.sandbox;
+    let confinement, warn = false, read = "-", write = "-", connect = "-", bind = "-", refused = "-";
+    if (!s) confinement = "not started yet";
+    else if (!s.policy.enabled) { confinement = "UNCONFINED: sandbox.enabled = false in its config"; warn = true; }
+    else {
+      if (s.landlockABI === undefined || s.landlockABI === null) confinement = "not reported yet";
+      else if (s.landlockABI === 0) { confinement = "no Landlock on this kernel: files, ports and signals are not confined"; warn = true; }
+      else {
+        confinement = "Landlock ABI " + s.landlockABI + (s.signalsScoped ? ", signals scoped" : ", signals NOT scoped") + (s.seccomp ? ", seccomp" : ", NO seccomp");
+        warn = !s.signalsScoped || !s.seccomp;
+      }
+      read = "system libraries and files; " + list(s.policy.read);
+      write = list(s.policy.write);
+      if (s.policy.networkAny) { connect = bind = "any (network = \"any\")"; }
+      else if (s.landlockABI !== undefined && s.landlockABI !== null && !s.networkConfined) { connect = bind = "not confined (Landlock ABI below 4)"; }
+      else { connect = list(s.policy.connect); bind = list(s.policy.bind); }
+      refused = s.refusedCalls;
+    }
+    return el("tr", { "data-instance": e.instance },
+      el("td", {}, el("strong", {}, e.instance), el("br"), el("span", { class: "muted" }, e.plugin)),
+      el("td", { class: "confinement" + (warn ? " warn" : "") }, confinement),
+      el("td", { class: "read" }, read), el("td", { class: "write" }, write),
+      el("td", { class: "connect" }, connect), el("td", { class: "bind" }, bind),
+      el("td", { class: "refused" }, refused));
+  });
+  $("sandbox").replaceChildren(el("table", {},
+    el("thead", {}, el("tr", {}, ...["instance", "confinement", "read", "write", "connect", "bind", "refused calls"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, ...rows)));
 }
 
 async function activate(name) {
