@@ -452,7 +452,7 @@ let package = Package(
     // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
     .testTarget(
       name: "HAPDiscoveryTests", dependencies: ["HAPDiscovery", "PatchbayTestSupport"], swiftSettings: strict),
-    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport"], exclude: ["Scripts"], swiftSettings: strict),
+    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport", "PatchbayValues"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )
 

@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import PatchbayTestSupport
+import PatchbayValues
 import Testing
 
 /// The homekit instance's outputs for `patchbay status` and the dashboard, from a real hub with
@@ -57,8 +58,8 @@ import Testing
   /// Pairs aiohomekit with the setup code; the controller's pairing id.
   func pair(code: String) throws -> (AiohomekitController, String) {
     let controller = try AiohomekitController(port: reservation.port)
-    let data = try #require(try controller.send(["cmd": "pair", "pin": code]) as? [String: Any])
-    return (controller, try #require(data["iOSPairingId"] as? String))
+    let answer = try controller.send(["cmd": "pair", "pin": code])
+    return (controller, try #require(answer["iOSPairingId"]?.stringValue))
   }
 
   func expectPaired(with id: String) throws {

@@ -1,11 +1,11 @@
 import Foundation
 import PatchbayTestSupport
+import PatchbayValues
 
 /// A `homekit` instance (bridge "Bedroom", one lamp) in the WebHarness's hub, and aiohomekit
-/// (through the HAP tests' driver script, Tests/HAPTests/Scripts/controller.py) to pair with it.
+/// (PatchbayTestSupport's `AiohomekitController`) to pair with it.
 struct HomeKitBridgeUnderTest {
   static let instance = "bedroom"
-  static let controllerScript = HubUnderTest.repositoryRoot + "/Tests/HAPTests/Scripts/controller.py"
 
   let harness: WebHarness
   /// The bridge's port, held for it (the sandbox grants a homekit instance its configured port).
@@ -46,41 +46,10 @@ struct HomeKitBridgeUnderTest {
   }
 
   /// Pairs aiohomekit with `code`: the controller, its pairing id.
-  func pair(code: String) throws -> (controller: Controller, id: String) {
-    let controller = try Controller(port: reservation.port)
-    let data = try controller.send(["cmd": "pair", "pin": code]) as? [String: Any]
-    guard let id = data?["iOSPairingId"] as? String else { throw WebTestError("no pairing id in \(data ?? [:])") }
+  func pair(code: String) throws -> (controller: AiohomekitController, id: String) {
+    let controller = try AiohomekitController(port: reservation.port)
+    let answer = try controller.send(["cmd": "pair", "pin": code])
+    guard let id = answer["iOSPairingId"]?.stringValue else { throw WebTestError("no pairing id in \(answer)") }
     return (controller, id)
-  }
-
-  /// aiohomekit driven one JSON command per line (the driver script's protocol).
-  final class Controller {
-    let process: ChildProcess
-
-    init(port: Int) throws {
-      let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
-      process = try ChildProcess(
-        python.python, [HomeKitBridgeUnderTest.controllerScript, "127.0.0.1", String(port)], keepInputOpen: true)
-      try process.waitForLine(containing: "\"ready\"", within: 120)
-    }
-
-    deinit { _ = try? process.terminate(within: 10) }
-
-    /// The command's answer (`ok`); throws its error.
-    func send(_ command: [String: Any]) throws -> Any {
-      let before = process.lineCount
-      try process.write(String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self) + "\n")
-      var answer: [String: Any]?
-      try eventually("an answer to \(command); output:\n\(process.output)", within: 120) {
-        answer = process.lines.dropFirst(before).lazy.compactMap {
-          try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.first { $0["ok"] != nil || $0["error"] != nil }
-        return answer != nil || !process.isRunning
-      }
-      guard let answer, let ok = answer["ok"] else {
-        throw WebTestError("aiohomekit: \(answer ?? [:]); output:\n\(process.output)")
-      }
-      return ok
-    }
   }
 }

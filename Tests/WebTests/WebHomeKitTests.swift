@@ -1,5 +1,6 @@
 import Foundation
 import PatchbayTestSupport
+import PatchbayValues
 import Testing
 
 #if canImport(Glibc)
@@ -85,8 +86,7 @@ import Testing
     #expect(pairings.first?["id"] as? String == id)
     #expect(pairings.first?["admin"] as? Bool == true)
     // A second, regular controller (added by the admin through /pairings) is listed as not admin.
-    let second = try #require(try controller.send(["cmd": "add_controller"]) as? [String: Any])
-    let secondID = try #require(second["iOSPairingId"] as? String)
+    let secondID = try #require(try controller.send(["cmd": "add_controller"])["iOSPairingId"]?.stringValue)
     try eventually("the second pairing in /api/homekit: \(panel)") {
       panel = try self.bridge(from: base)
       return (panel["pairings"] as? [[String: Any]])?.count == 2
