@@ -83,6 +83,7 @@ import Testing
     #expect(light["command_topic"] == .string("patchbay/test/ha/ceiling/set"))
     #expect(light["brightness"] == .bool(true) && light["brightness_scale"] == .integer(100))
     #expect(light["supported_color_modes"] == .array([.string("hs"), .string("color_temp")]))
+    #expect(light["color_mode"] == .bool(true))
     #expect(light["device"] == device)
 
     let sensor = try #require(announced("sensor/patchbay_mqtt/temperature"))

@@ -93,9 +93,15 @@ public struct HomeAssistantDiscovery: Sendable {
         ("state_on", .string("ON")), ("state_off", .string("OFF")),
       ]
     case .light:
+      // `color_mode: true` beside `supported_color_modes`: HA before 2024.4 requires both (one
+      // voluptuous inclusion group) and refuses the light without it; 2024.4 to 2025.2 accept
+      // and deprecate it, 2025.3 and later drop it with a log line (cv.removed, not raised).
+      // No legacy flags (`hs`, `color_temp`, `rgb`, `xy`): before 2024.4 they cannot be
+      // combined with color_mode, and 2025.3 removed them.
       members += [
         ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))), ("brightness", .bool(true)),
-        ("brightness_scale", .integer(100)), ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
+        ("brightness_scale", .integer(100)), ("color_mode", .bool(true)),
+        ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
       ]
     case .binarySensor:
       members += [("payload_on", .string("ON")), ("payload_off", .string("OFF"))]
