@@ -156,9 +156,14 @@ public struct HomeAssistantDiscovery: Sendable {
     return .object(members)
   }
 
-  /// An HA command on the entity's command topic as a hub value.
+  /// An HA command on the entity's command topic as a hub value. Values outside what a light
+  /// takes are refused, as out-of-range device reports are (not clamped), and every reason
+  /// shows values as JSON text.
   public func command(_ payload: [UInt8], for entity: HomeAssistantEntity) throws(PayloadError) -> Value {
-    let text = String(decoding: payload, as: UTF8.self).trimmingWhitespace
+    guard let decoded = String(validating: payload, as: UTF8.self) else {
+      throw PayloadError("payload of \(payload.count) bytes is not UTF-8 text")
+    }
+    let text = decoded.trimmingWhitespace
     switch entity.component {
     case .switch:
       switch text.uppercased() {
@@ -168,42 +173,53 @@ public struct HomeAssistantDiscovery: Sendable {
       }
     case .light:
       guard let json = JSONValue.parse(text), case .object = json else {
-        throw PayloadError("payload is not a JSON object")
+        throw PayloadError("'\(text.prefix(40))' is not a JSON object")
       }
-      var light = LightCommand()
-      if case .string(let state)? = json["state"] {
-        guard ["ON", "OFF"].contains(state.uppercased()) else {
-          throw PayloadError("state '\(state)' is not ON or OFF")
-        }
-        light.on = state.uppercased() == "ON"
-      }
-      if let brightness = json["brightness"] {
-        guard let percent = brightness.doubleValue, (0...100).contains(percent) else {
-          throw PayloadError("brightness \(brightness) is not 0...100")
-        }
-        light.brightness = percent
-      }
-      if let color = json["color"] {
-        guard let hue = color["h"]?.doubleValue, let saturation = color["s"]?.doubleValue else {
-          throw PayloadError("color \(color) has no h and s")
-        }
-        light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
-      }
-      if let mired = json["color_temp"] {
-        guard let value = mired.doubleValue, value > 0 else {
-          throw PayloadError("color_temp \(mired) is not a mired value")
-        }
-        light.colorTemperature = value
-      }
-      if let transition = json["transition"] {
-        guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {
-          throw PayloadError("transition \(transition) is not seconds")
-        }
-        light.transitionMs = UInt32((seconds * 1000).rounded())
-      }
-      return .light(light)
+      return .light(try Self.lightCommand(json))
     case .sensor, .binarySensor, .button:
       throw PayloadError("\(entity.component.rawValue) takes no commands")
     }
+  }
+
+  static func lightCommand(_ json: JSONValue) throws(PayloadError) -> LightCommand {
+    func shown(_ value: JSONValue) -> String { String(value.description.prefix(40)) }
+    var light = LightCommand()
+    if let state = json["state"] {
+      guard case .string(let word) = state, ["ON", "OFF"].contains(word.uppercased()) else {
+        throw PayloadError("state \(shown(state)) is not \"ON\" or \"OFF\"")
+      }
+      light.on = word.uppercased() == "ON"
+    }
+    if let brightness = json["brightness"] {
+      guard let percent = brightness.doubleValue, (0...100).contains(percent) else {
+        throw PayloadError("brightness \(shown(brightness)) is not a number 0...100 (percent)")
+      }
+      light.brightness = percent
+    }
+    if let color = json["color"] {
+      guard let hue = color["h"]?.doubleValue, let saturation = color["s"]?.doubleValue else {
+        throw PayloadError("color \(shown(color)) has no numbers h and s")
+      }
+      guard (0...360).contains(hue), (0...100).contains(saturation) else {
+        throw PayloadError(
+          "color hue \(shown(.number(hue))) / saturation \(shown(.number(saturation))) out of range (0...360, 0...100)")
+      }
+      light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
+    }
+    if let mired = json["color_temp"] {
+      let range = Zigbee2MQTTLight.miredRange
+      guard let value = mired.doubleValue, range.contains(value) else {
+        throw PayloadError(
+          "color_temp \(shown(mired)) is not a mired value \(Int(range.lowerBound))...\(Int(range.upperBound))")
+      }
+      light.colorTemperature = value
+    }
+    if let transition = json["transition"] {
+      guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {
+        throw PayloadError("transition \(shown(transition)) is not seconds 0...86400")
+      }
+      light.transitionMs = UInt32((seconds * 1000).rounded())
+    }
+    return light
   }
 }
