@@ -92,6 +92,7 @@ public struct HomeAssistantDiscovery: Sendable {
         ("payload_off", .string("OFF")),
         ("state_on", .string("ON")), ("state_off", .string("OFF")),
       ]
+      if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
     case .light:
       // `color_mode: true` beside `supported_color_modes`: HA before 2024.4 requires both (one
       // voluptuous inclusion group) and refuses the light without it; 2024.4 to 2025.2 accept
@@ -109,6 +110,7 @@ public struct HomeAssistantDiscovery: Sendable {
     case .sensor:
       if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
       if let unit = entity.unit { members.append(("unit_of_measurement", .string(unit))) }
+      if let stateClass = entity.stateClass { members.append(("state_class", .string(stateClass))) }
     case .button:
       break
     }
