@@ -79,4 +79,49 @@ import Testing
       #expect(result.status == 0, "\(example): \(result.output)")
     }
   }
+
+  /// Device classes (per component), units and state classes against HA's documented lists,
+  /// with did-you-mean; the mistake names the file and the key.
+  @Test func homeAssistantVocabularyIsChecked() throws {
+    func entity(_ lines: String) -> String {
+      "[instances.mqtt.home_assistant]\n[[instances.mqtt.home_assistant.entities]]\nname = \"e\"\n" + lines
+    }
+    let valid = [
+      "component = \"sensor\"\ndevice_class = \"humidity\"\nunit = \"%\"\nstate_class = \"measurement\"",
+      "component = \"switch\"\ndevice_class = \"outlet\"",
+      "component = \"binary_sensor\"\ndevice_class = \"door\"",
+      "component = \"sensor\"\ndevice_class = \"data_rate\"\nunit = \"kbit/s\"",
+    ]
+    for lines in valid {
+      let result = try check(entity(lines))
+      #expect(result.status == 0, "\(lines): \(result.output)")
+    }
+    let mistakes: [(String, String)] = [
+      (
+        "component = \"sensor\"\ndevice_class = \"humidty\"",
+        "home_assistant.entities.0.device_class 'humidty' is not a Home Assistant sensor device class (did you mean 'humidity'?)"
+      ),
+      (
+        "component = \"binary_sensor\"\ndevice_class = \"humidity\"",
+        "home_assistant.entities.0.device_class 'humidity' is not a Home Assistant binary_sensor device class"
+      ),
+      ("component = \"switch\"\ndevice_class = \"outlett\"", "(did you mean 'outlet'?)"),
+      ("component = \"light\"\ndevice_class = \"outlet\"", "applies to sensor, binary_sensor and switch only"),
+      (
+        "component = \"sensor\"\nstate_class = \"measurment\"",
+        "home_assistant.entities.0.state_class 'measurment' is not a state class (did you mean 'measurement'?)"
+      ),
+      ("component = \"switch\"\nstate_class = \"measurement\"", "state_class applies to sensor only"),
+      (
+        "component = \"sensor\"\ndevice_class = \"temperature\"\nunit = \"°c\"",
+        "home_assistant.entities.0.unit '°c' is not a unit HA takes for temperature (did you mean '°C'?)"
+      ),
+    ]
+    for (lines, expected) in mistakes {
+      let result = try check(entity(lines))
+      #expect(result.status != 0, "accepted:\n\(lines)")
+      #expect(result.output.contains(expected), "\(lines)\n  gave: \(result.output)\n  expected: \(expected)")
+      #expect(result.output.contains(".toml"), "names the file: \(result.output)")
+    }
+  }
 }

@@ -83,6 +83,7 @@ import Testing
     #expect(light["command_topic"] == .string("patchbay/test/ha/ceiling/set"))
     #expect(light["brightness"] == .bool(true) && light["brightness_scale"] == .integer(100))
     #expect(light["supported_color_modes"] == .array([.string("hs"), .string("color_temp")]))
+    #expect(light["color_mode"] == .bool(true))
     #expect(light["device"] == device)
 
     let sensor = try #require(announced("sensor/patchbay_mqtt/temperature"))
@@ -156,5 +157,59 @@ import Testing
     let after = try broker.subscribe(["homeassistant/#"])
     try eventually("7 retained configs left; seen: \(after.messages)") { after.messages.count == 7 }
     #expect(!after.messages.contains { $0.topic.contains("door") })
+  }
+
+  /// Bad commands from HA: each refused with a reason a person can read (JSON text, not Swift
+  /// debug dumps), a payload that is not UTF-8 says so, and values out of range are refused
+  /// like out-of-range device reports instead of being clamped. One light per bad command:
+  /// the warnings are rate-limited per topic.
+  @Test func badCommandsAreRefusedWithReadableReasons() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    let bad: [(name: String, payload: String, reason: String)] = [
+      ("warm", #"{"color_temp":1e9}"#, "color_temp 1000000000 is not a mired value 50...1000"),
+      ("hue", #"{"color":{"h":720,"s":50}}"#, "color hue 720 / saturation 50 out of range (0...360, 0...100)"),
+      ("sat", #"{"color":{"h":30,"s":500}}"#, "color hue 30 / saturation 500 out of range (0...360, 0...100)"),
+      ("dim", #"{"brightness":"high"}"#, #"brightness "high" is not a number 0...100 (percent)"#),
+      ("word", #"{"state":"x"}"#, #"state "x" is not "ON" or "OFF""#),
+      ("kelvin", #"{"color_temp":"warm"}"#, #"color_temp "warm" is not a mired value 50...1000"#),
+    ]
+    let lights = (bad.map(\.name) + ["bytes"]).map {
+      """
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "\($0)"
+      component = "light"
+      """
+    }
+    let hub = try MQTTHub(
+      directory: directory,
+      mqtt: """
+        host = "127.0.0.1"
+        port = \(broker.port)
+        base_topic = "patchbay/test"
+
+        [instances.mqtt.home_assistant]
+        \(lights.joined())
+        """)
+    try hub.waitConnected()
+    let watch = try hub.watchReady(broker: broker)
+    for command in bad { try broker.publish("patchbay/test/ha/\(command.name)/set", command.payload) }
+    try broker.publish("patchbay/test/ha/bytes/set", bytes: [0x7B, 0xFF, 0xFE, 0x7D])
+    for command in bad {
+      try hub.process.waitForLine(
+        containing: "ignored a message on 'patchbay/test/ha/\(command.name)/set': \(command.reason)")
+    }
+    try hub.process.waitForLine(
+      containing: "ignored a message on 'patchbay/test/ha/bytes/set': payload of 4 bytes is not UTF-8 text")
+    // A good command after them arrives, and it is the only one: nothing was clamped through.
+    try broker.publish("patchbay/test/ha/warm/set", #"{"color_temp":500}"#)
+    try eventually("the good command; watch:\n\(watch.process.output)") {
+      watch.values("mqtt.ha.warm.command").count == 1
+    }
+    #expect(watch.values("mqtt.ha.warm.command").first?["color_temperature"]?.doubleValue == 500)
+    for name in bad.map(\.name).dropFirst() + ["bytes"] {
+      #expect(watch.values("mqtt.ha.\(name).command").isEmpty, "\(name)")
+    }
+    #expect(!hub.process.output.contains("JSONValue") && !hub.process.output.contains("string(\""))
   }
 }

@@ -109,6 +109,18 @@ final class MosquittoBroker {
     if status != 0 { throw TestSetupError("mosquitto_pub \(topic) failed (\(status)): \(child.output)") }
   }
 
+  /// Publishes raw bytes (not necessarily UTF-8) through a file, as `mosquitto_pub -f` reads it.
+  func publish(_ topic: String, bytes: [UInt8], qos: Int = 1) throws {
+    let file = directory.path + "/payload-\(UInt64.random(in: 0...UInt64.max)).bin"
+    guard FileManager.default.createFile(atPath: file, contents: Data(bytes)) else {
+      throw TestSetupError("cannot write \(file)")
+    }
+    let arguments = ["-h", address, "-p", String(port), "-q", String(qos), "-t", topic, "-f", file]
+    let child = try helperProcess("/usr/bin/mosquitto_pub", arguments)
+    let status = try child.waitForExit(within: 30)
+    if status != 0 { throw TestSetupError("mosquitto_pub -f \(topic) failed (\(status)): \(child.output)") }
+  }
+
   /// A mosquitto_sub on `filters`, ready (subscribed) when this returns. With a network it
   /// runs on the broker's side of it, so cutting the link leaves it connected.
   func subscribe(_ filters: [String], persistentID: String? = nil) throws -> Subscriber {

@@ -92,10 +92,17 @@ public struct HomeAssistantDiscovery: Sendable {
         ("payload_off", .string("OFF")),
         ("state_on", .string("ON")), ("state_off", .string("OFF")),
       ]
+      if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
     case .light:
+      // `color_mode: true` beside `supported_color_modes`: HA before 2024.4 requires both (one
+      // voluptuous inclusion group) and refuses the light without it; 2024.4 to 2025.2 accept
+      // and deprecate it, 2025.3 and later drop it with a log line (cv.removed, not raised).
+      // No legacy flags (`hs`, `color_temp`, `rgb`, `xy`): before 2024.4 they cannot be
+      // combined with color_mode, and 2025.3 removed them.
       members += [
         ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))), ("brightness", .bool(true)),
-        ("brightness_scale", .integer(100)), ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
+        ("brightness_scale", .integer(100)), ("color_mode", .bool(true)),
+        ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
       ]
     case .binarySensor:
       members += [("payload_on", .string("ON")), ("payload_off", .string("OFF"))]
@@ -103,6 +110,7 @@ public struct HomeAssistantDiscovery: Sendable {
     case .sensor:
       if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
       if let unit = entity.unit { members.append(("unit_of_measurement", .string(unit))) }
+      if let stateClass = entity.stateClass { members.append(("state_class", .string(stateClass))) }
     case .button:
       break
     }
@@ -150,9 +158,14 @@ public struct HomeAssistantDiscovery: Sendable {
     return .object(members)
   }
 
-  /// An HA command on the entity's command topic as a hub value.
+  /// An HA command on the entity's command topic as a hub value. Values outside what a light
+  /// takes are refused, as out-of-range device reports are (not clamped), and every reason
+  /// shows values as JSON text.
   public func command(_ payload: [UInt8], for entity: HomeAssistantEntity) throws(PayloadError) -> Value {
-    let text = String(decoding: payload, as: UTF8.self).trimmingWhitespace
+    guard let decoded = String(validating: payload, as: UTF8.self) else {
+      throw PayloadError("payload of \(payload.count) bytes is not UTF-8 text")
+    }
+    let text = decoded.trimmingWhitespace
     switch entity.component {
     case .switch:
       switch text.uppercased() {
@@ -162,42 +175,53 @@ public struct HomeAssistantDiscovery: Sendable {
       }
     case .light:
       guard let json = JSONValue.parse(text), case .object = json else {
-        throw PayloadError("payload is not a JSON object")
+        throw PayloadError("'\(text.prefix(40))' is not a JSON object")
       }
-      var light = LightCommand()
-      if case .string(let state)? = json["state"] {
-        guard ["ON", "OFF"].contains(state.uppercased()) else {
-          throw PayloadError("state '\(state)' is not ON or OFF")
-        }
-        light.on = state.uppercased() == "ON"
-      }
-      if let brightness = json["brightness"] {
-        guard let percent = brightness.doubleValue, (0...100).contains(percent) else {
-          throw PayloadError("brightness \(brightness) is not 0...100")
-        }
-        light.brightness = percent
-      }
-      if let color = json["color"] {
-        guard let hue = color["h"]?.doubleValue, let saturation = color["s"]?.doubleValue else {
-          throw PayloadError("color \(color) has no h and s")
-        }
-        light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
-      }
-      if let mired = json["color_temp"] {
-        guard let value = mired.doubleValue, value > 0 else {
-          throw PayloadError("color_temp \(mired) is not a mired value")
-        }
-        light.colorTemperature = value
-      }
-      if let transition = json["transition"] {
-        guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {
-          throw PayloadError("transition \(transition) is not seconds")
-        }
-        light.transitionMs = UInt32((seconds * 1000).rounded())
-      }
-      return .light(light)
+      return .light(try Self.lightCommand(json))
     case .sensor, .binarySensor, .button:
       throw PayloadError("\(entity.component.rawValue) takes no commands")
     }
+  }
+
+  static func lightCommand(_ json: JSONValue) throws(PayloadError) -> LightCommand {
+    func shown(_ value: JSONValue) -> String { String(value.description.prefix(40)) }
+    var light = LightCommand()
+    if let state = json["state"] {
+      guard case .string(let word) = state, ["ON", "OFF"].contains(word.uppercased()) else {
+        throw PayloadError("state \(shown(state)) is not \"ON\" or \"OFF\"")
+      }
+      light.on = word.uppercased() == "ON"
+    }
+    if let brightness = json["brightness"] {
+      guard let percent = brightness.doubleValue, (0...100).contains(percent) else {
+        throw PayloadError("brightness \(shown(brightness)) is not a number 0...100 (percent)")
+      }
+      light.brightness = percent
+    }
+    if let color = json["color"] {
+      guard let hue = color["h"]?.doubleValue, let saturation = color["s"]?.doubleValue else {
+        throw PayloadError("color \(shown(color)) has no numbers h and s")
+      }
+      guard (0...360).contains(hue), (0...100).contains(saturation) else {
+        throw PayloadError(
+          "color hue \(shown(.number(hue))) / saturation \(shown(.number(saturation))) out of range (0...360, 0...100)")
+      }
+      light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
+    }
+    if let mired = json["color_temp"] {
+      let range = Zigbee2MQTTLight.miredRange
+      guard let value = mired.doubleValue, range.contains(value) else {
+        throw PayloadError(
+          "color_temp \(shown(mired)) is not a mired value \(Int(range.lowerBound))...\(Int(range.upperBound))")
+      }
+      light.colorTemperature = value
+    }
+    if let transition = json["transition"] {
+      guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {
+        throw PayloadError("transition \(shown(transition)) is not seconds 0...86400")
+      }
+      light.transitionMs = UInt32((seconds * 1000).rounded())
+    }
+    return light
   }
 }

@@ -9,7 +9,8 @@ import PatchbayValues
 /// name = "desk_lamp"          # object id, and the ports ha.desk_lamp.*
 /// title = "Desk lamp"         # shown in HA (default: name)
 /// component = "switch"        # switch, light, sensor, binary_sensor, button
-/// device_class = "temperature"  # sensor and binary_sensor, optional
+/// device_class = "temperature"  # sensor, binary_sensor, switch (outlet), optional
+/// state_class = "measurement" # sensor, optional
 /// unit = "°C"                 # sensor, optional
 /// type = "number"             # sensor: number (default), integer or text
 /// subtype = "button_1"        # button: the trigger subtype (default button_1)
@@ -26,6 +27,8 @@ public struct HomeAssistantEntity: Sendable, Equatable {
   public var component: Component
   public var deviceClass: String?
   public var unit: String?
+  /// `measurement`, `total` or `total_increasing` (sensor): HA keeps long-term statistics.
+  public var stateClass: String?
   public var sensorType: ValueType
   public var subtype: String
 
@@ -49,6 +52,7 @@ extension HomeAssistantEntity: Decodable {
     case name, title, component
     case deviceClass = "device_class"
     case unit, type, subtype
+    case stateClass = "state_class"
   }
 
   public init(from decoder: Decoder) throws {
@@ -71,10 +75,34 @@ extension HomeAssistantEntity: Decodable {
     self.component = component
     deviceClass = try table.decodeIfPresent(String.self, forKey: .deviceClass)
     unit = try table.decodeIfPresent(String.self, forKey: .unit)
-    if deviceClass != nil && component != .sensor && component != .binarySensor {
-      throw decoder.mistake("device_class", "applies to sensor and binary_sensor only")
+    if let deviceClass {
+      guard let known = HomeAssistantVocabulary.deviceClasses(for: component) else {
+        throw decoder.mistake("device_class", "applies to sensor, binary_sensor and switch only")
+      }
+      guard known.contains(deviceClass) else {
+        let hint = Spelling.closest(to: deviceClass, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+        throw decoder.mistake(
+          "device_class",
+          "'\(deviceClass)' is not a Home Assistant \(component.rawValue) device class\(hint); "
+            + "see https://www.home-assistant.io/integrations/\(component.rawValue)/#device-class")
+      }
+    }
+    stateClass = try table.decodeIfPresent(String.self, forKey: .stateClass)
+    if let stateClass {
+      guard component == .sensor else { throw decoder.mistake("state_class", "applies to sensor only") }
+      let known = HomeAssistantVocabulary.stateClasses
+      guard known.contains(stateClass) else {
+        let hint = Spelling.closest(to: stateClass, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+        throw decoder.mistake(
+          "state_class", "'\(stateClass)' is not a state class\(hint); one of \(known.joined(separator: ", "))")
+      }
     }
     if unit != nil && component != .sensor { throw decoder.mistake("unit", "applies to sensor only") }
+    if let unit, let deviceClass, let units = HomeAssistantVocabulary.units[deviceClass], !units.contains(unit) {
+      let hint = Spelling.closest(to: unit, in: units).map { " (did you mean '\($0)'?)" } ?? ""
+      throw decoder.mistake(
+        "unit", "'\(unit)' is not a unit HA takes for \(deviceClass)\(hint); one of \(units.joined(separator: ", "))")
+    }
     let typeName = try table.decodeIfPresent(String.self, forKey: .type)
     if typeName != nil && component != .sensor { throw decoder.mistake("type", "applies to sensor only") }
     switch typeName ?? "number" {
