@@ -29,7 +29,7 @@ enum AvahiConnectionEvent {
 /// libdbus reads the bus address (`DBUS_SYSTEM_BUS_ADDRESS`, else the system socket) once per
 /// process, at the first connection: every Avahi client in a process talks to the same bus.
 final class AvahiConnection: @unchecked Sendable {
-  // @unchecked Sendable: the C objects (poll, client, watch, timeout) and the fields below are
+  // C boundary, unchecked: the C objects (poll, client, watch, timeout) and the fields below are
   // touched only on the threaded poll's thread (its callbacks) or under its lock (`withLock`).
   private let poll: OpaquePointer
   private let handler: (AvahiConnectionEvent) -> Void

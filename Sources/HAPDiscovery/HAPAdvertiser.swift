@@ -77,7 +77,7 @@ private struct Published {
 
 /// The entry group of one `_hap._tcp` service on an `AvahiConnection`.
 private final class ServiceRegistration: @unchecked Sendable {
-  // @unchecked Sendable: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
+  // C boundary, unchecked: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
   // threaded poll (used on its thread or under its lock); `published` (with the state's
   // subscribers) and `lastTXT` are Mutexes.
   private var name: String

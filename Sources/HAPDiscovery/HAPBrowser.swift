@@ -46,7 +46,7 @@ public final class HAPBrowser: Sendable {
 
 /// A service browser and its resolvers on an `AvahiConnection`.
 private final class ServiceBrowsing: @unchecked Sendable {
-  // @unchecked Sendable: `browser` and `resolvers` belong to the Avahi threaded poll (its
+  // C boundary, unchecked: `browser` and `resolvers` belong to the Avahi threaded poll (its
   // thread or its lock); `found` and `subscribers` are Mutexes.
   private let type: String
   private let logger: Logger
