@@ -221,7 +221,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   public func status() -> HubStatus {
-    let (supervisors, errors, routes, scenes) = tables.withLock { tables in
+    let (supervisors, errors, routes, scenes, rooms) = tables.withLock { tables in
       (
         Array(tables.instances.values), tables.routeErrors,
         tables.routes.all.map {
@@ -233,7 +233,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         tables.scenes.values.map {
           HubStatus.Scene(
             name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
-        }
+        },
+        // From the config, not the supervisor: a reload that only moves a room restarts nothing.
+        Dictionary(tables.config.instances.compactMap { spec in spec.room.map { (spec.name, $0) } }) { $1 }
       )
     }
     let retained = store.retained()
@@ -243,6 +245,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         var status = supervisor.status()
         status.peer = Self.peer(of: status, retained: retained)
         status.shown = Self.shownPorts(of: status, retained: retained)
+        status.room = rooms[status.name]
         return status
       }.sorted { $0.name < $1.name },
       routes: routes,
