@@ -235,7 +235,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
             name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
         },
         // From the config, not the supervisor: a reload that only moves a room restarts nothing.
-        Dictionary(tables.config.instances.compactMap { spec in spec.room.map { (spec.name, $0) } }) { $1 }
+        Self.rooms(of: tables.config)
       )
     }
     let retained = store.retained()
@@ -251,6 +251,15 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       routes: routes,
       inactiveRoutes: errors,
       scenes: scenes.sorted { $0.name < $1.name })
+  }
+
+  /// The `room` of every instance that has one, by instance name.
+  static func rooms(of config: HubConfig) -> [String: String] {
+    var rooms: [String: String] = [:]
+    for spec in config.instances {
+      if let room = spec.room { rooms[spec.name] = room }
+    }
+    return rooms
   }
 
   /// The plugin's peer state: its output declared `PB_PORT_PEER_STATUS` (ABI 1.2), a bool as
