@@ -104,10 +104,14 @@ def graph_geometry(driver):
       const edges = [...g.querySelectorAll('.edge')], labels = [...g.querySelectorAll('.edge-label')];
       return {
         viewBox: [vb.x, vb.y, vb.width, vb.height], width: g.getBoundingClientRect().width,
-        edges: edges.length, labels: labels.map((l) => l.textContent),
+        edges: edges.length, labels: labels.map((l) => [...l.querySelectorAll('tspan')].map((t) => t.textContent)),
         // The arrow head (7 px) sits at the path's end: 7 px of room around each path.
         outside: edges.filter((e) => !inside(e.getBBox(), 7)).map((e) => e.getAttribute('d'))
           .concat(labels.filter((l) => !inside(l.getBBox(), 0)).map((l) => l.textContent)),
+        // Boxes the arrows must not cross: an arrow's middle (where its label sits) inside a box.
+        crossing: edges.filter((e) => [...g.querySelectorAll('.node rect')].some((r) => {
+          const m = e.getPointAtLength(e.getTotalLength() / 2), b = r.getBBox();
+          return m.x > b.x && m.x < b.x + b.width && m.y > b.y && m.y < b.y + b.height; })).map((e) => e.id),
       };""")
 
 
@@ -215,7 +219,12 @@ def run(driver, args):
     print(f"  {geometry['edges']} arrows, viewBox {geometry['viewBox']}; labels: {geometry['labels']}")
     if geometry["outside"]:
         raise SystemExit(f"FAIL: outside the picture: {geometry['outside']}")
-    if len(geometry["labels"]) != geometry["edges"] or not any(l.startswith("button.button → toggle") for l in geometry["labels"]):
+    if geometry["crossing"]:
+        raise SystemExit(f"FAIL: arrows through a box: {geometry['crossing']}")
+    lines = [line for label in geometry["labels"] for line in label]
+    expected = ["button.button → toggle", "button.button → stop", "running → party.on", "party.on.set → run",
+                "bedroom.light → bedroom.light", "bedroom.state → bedroom.state", "button.button → ws_morning.on"]
+    if len(geometry["labels"]) != geometry["edges"] or any(e not in lines for e in expected):
         raise SystemExit(f"FAIL: the arrows are not labelled with their ports: {geometry['labels']}")
 
     step("a press flashes along its route with its value")

@@ -253,57 +253,106 @@ function renderPorts(ports) {
     el("tbody", {}, ...rows)));
 }
 
-// Routes: instances as boxes in columns by their distance from a source, routes as arrows
-// labelled with their ports. The picture is fitted to what was drawn (curves and labels
-// included), so no arrow leaves it. A click on a box shows that instance's log lines.
+// Routes: instances as boxes in columns by their distance from a source; the routes between two
+// instances as one arrow, labelled with their ports. Arrows to the next column run straight
+// across; longer ones below the boxes, backward ones above, so none crosses a box. The picture
+// is fitted to what was drawn (curves and labels included), so no arrow leaves it. A click on
+// a box shows that instance's log lines.
 function renderRoutes(data, instances) {
   state.routes = data.routes;
   const names = new Set(instances.map((i) => i.name));
   const instanceOf = (address) => address.split(".")[0];
   const portOf = (address) => address.slice(address.indexOf(".") + 1);
   for (const r of data.routes) { names.add(instanceOf(r.from)); r.targets.forEach((t) => names.add(instanceOf(t))); }
-  const depth = new Map([...names].map((n) => [n, 0]));
-  for (let pass = 0; pass < names.size; pass++) {
-    for (const r of data.routes) for (const t of r.targets) {
-      const from = instanceOf(r.from), to = instanceOf(t);
-      if (from !== to && depth.get(to) < depth.get(from) + 1 && depth.get(from) + 1 < names.size) depth.set(to, depth.get(from) + 1);
+  // Columns by distance from the sources (breadth first, so a loop between two instances does
+  // not push one of them a column further each pass).
+  const next = new Map([...names].map((n) => [n, new Set()]));
+  const incoming = new Map([...names].map((n) => [n, 0]));
+  for (const r of data.routes) for (const t of r.targets) {
+    const from = instanceOf(r.from), to = instanceOf(t);
+    if (from !== to && !next.get(from).has(to)) { next.get(from).add(to); incoming.set(to, incoming.get(to) + 1); }
+  }
+  const depth = new Map();
+  let queue = [...names].filter((n) => incoming.get(n) === 0).sort();
+  for (const n of queue) depth.set(n, 0);
+  for (;;) {
+    while (queue.length) {
+      const n = queue.shift();
+      for (const to of [...next.get(n)].sort()) if (!depth.has(to)) { depth.set(to, depth.get(n) + 1); queue.push(to); }
     }
+    const left = [...names].filter((n) => !depth.has(n)).sort();
+    if (!left.length) break;
+    depth.set(left[0], 0);
+    queue = [left[0]];
   }
   const columns = [];
   for (const [name, d] of depth) (columns[d] = columns[d] || []).push(name);
-  const W = 150, H = 36, GX = 190, GY = 60, pos = new Map();
+  const W = 140, H = 36, GX = 200, GY = 70, pos = new Map();
   columns.forEach((col, x) => col.sort().forEach((name, y) => pos.set(name, { x: x * (W + GX), y: y * (H + GY) })));
+  const bottom = Math.max(...[...pos.values()].map((p) => p.y + H));
+  // One arrow per pair of instances, with every route (and target) between them.
+  const pairs = new Map();
+  for (const route of data.routes) for (const target of route.targets) {
+    const key = instanceOf(route.from) + ">" + instanceOf(target);
+    if (!pairs.has(key)) pairs.set(key, { from: instanceOf(route.from), to: instanceOf(target), sources: new Set(), lines: [], titles: [], drops: 0 });
+    const pair = pairs.get(key);
+    pair.sources.add(route.from);
+    const line = portOf(route.from) + " → " + portOf(target);
+    if (!pair.lines.includes(line)) pair.lines.push(line);
+    pair.titles.push(route.from + " → " + target + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "") + (route.drops ? ", " + route.drops + " dropped" : ""));
+  }
   const graph = $("graph");
   graph.replaceChildren();
   const defs = svg("defs");
-  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  // In the picture's units: a flashing (thicker) arrow keeps its head's size.
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 10, markerHeight: 10, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" });
   marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }));
   defs.append(marker); graph.append(defs);
   const edges = svg("g", { class: "edges" }), labels = svg("g", { class: "labels" });
   graph.append(edges, labels);
-  // Several routes between the same two boxes fan out instead of lying on each other.
-  const seen = new Map();
-  data.routes.forEach((route, index) => route.targets.forEach((target, t) => {
-    const a = pos.get(instanceOf(route.from)), b = pos.get(instanceOf(target));
-    const pair = instanceOf(route.from) + ">" + instanceOf(target);
-    const n = seen.get(pair) || 0;
-    seen.set(pair, n + 1);
-    const bend = 18 * n;
+  let below = 0, above = 0, index = 0;
+  for (const pair of pairs.values()) {
+    const a = pos.get(pair.from), b = pos.get(pair.to);
     let d;
-    if (a === b) d = `M ${a.x + W - 20} ${a.y + H} C ${a.x + W} ${a.y + H + 40 + bend}, ${a.x + 20} ${a.y + H + 40 + bend}, ${a.x + 20} ${a.y + H}`;
-    else if (b.x > a.x) d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + GX / 2} ${a.y + H / 2 + bend}, ${b.x - GX / 2} ${b.y + H / 2 + bend}, ${b.x} ${b.y + H / 2}`;
-    else d = `M ${a.x + W / 2} ${a.y} C ${a.x + W / 2} ${a.y - 40 - bend}, ${b.x + W / 2} ${b.y - 40 - bend}, ${b.x + W / 2} ${b.y}`;
-    const path = svg("path", { d, class: "edge", "marker-end": "url(#arrow)", "data-from": route.from, "data-to": target, id: "edge-" + index + "-" + t });
+    if (a === b) {
+      d = `M ${a.x + W - 20} ${a.y + H} C ${a.x + W} ${a.y + H + 45}, ${a.x + 20} ${a.y + H + 45}, ${a.x + 20} ${a.y + H}`;
+    } else if (b.x === a.x + W + GX) {
+      d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + GX / 2} ${a.y + H / 2}, ${b.x - GX / 2} ${b.y + H / 2}, ${b.x} ${b.y + H / 2}`;
+    } else if (b.x > a.x) {
+      const low = bottom + 40 + 28 * below++;
+      d = `M ${a.x + W / 2} ${a.y + H} C ${a.x + W / 2} ${low}, ${b.x + W / 2} ${low}, ${b.x + W / 2} ${b.y + H}`;
+    } else if (b.x === a.x && Math.abs(b.y - a.y) === H + GY) {
+      // Neighbours in a column: down on the left, up on the right, labels beside them.
+      const dx = b.y > a.y ? -25 : 25;
+      d = b.y > a.y ? `M ${a.x + W / 2 + dx} ${a.y + H} L ${b.x + W / 2 + dx} ${b.y}` : `M ${a.x + W / 2 + dx} ${a.y} L ${b.x + W / 2 + dx} ${b.y + H}`;
+    } else if (b.x === a.x) {
+      d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + 60} ${a.y + H / 2}, ${b.x + W + 60} ${b.y + H / 2}, ${b.x + W} ${b.y + H / 2}`;
+    } else {
+      const high = -40 - 28 * above++;
+      d = `M ${a.x + W / 2} ${a.y} C ${a.x + W / 2} ${high}, ${b.x + W / 2} ${high}, ${b.x + W / 2} ${b.y}`;
+    }
+    const id = "edge-" + index++;
+    const path = svg("path", { d, class: "edge", "marker-end": "url(#arrow)", "data-from": [...pair.sources].join(" "), "data-to": pair.to, id });
     const title = svg("title");
-    title.textContent = route.from + " → " + target + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "") + (route.drops ? ", " + route.drops + " dropped" : "");
+    title.textContent = pair.titles.join("\n");
     path.append(title);
     edges.append(path);
-    // The label: the ports, at the middle of the arrow.
+    // The label: the ports, one line per route, on a patch of background at the arrow's middle.
     const middle = path.getTotalLength ? path.getPointAtLength(path.getTotalLength() / 2) : { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-    const label = svg("text", { x: middle.x, y: middle.y - 4, class: "edge-label", "text-anchor": "middle", "data-edge": path.id });
-    label.textContent = portOf(route.from) + " → " + portOf(target) + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "");
+    const vertical = b.x === a.x && a !== b && Math.abs(b.y - a.y) === H + GY;
+    const anchor = vertical ? (b.y > a.y ? "end" : "start") : "middle";
+    const lx = middle.x + (vertical ? (b.y > a.y ? -6 : 6) : 0);
+    const label = svg("text", { x: lx, y: middle.y - 6 - 13 * (pair.lines.length - 1) / 2 + (vertical ? 10 : 0), class: "edge-label", "text-anchor": anchor, "data-edge": id });
+    pair.lines.forEach((line, n) => {
+      const span = svg("tspan", { x: lx, dy: n ? 13 : 0 });
+      span.textContent = line;
+      label.append(span);
+    });
+    const label_title = svg("title");
+    label_title.textContent = pair.titles.join("\n");
+    label.append(label_title);
     labels.append(label);
-  }));
+  }
   for (const [name, p] of pos) {
     const g = svg("g", { class: "node", "data-instance": name, tabindex: 0, role: "button" });
     g.append(svg("rect", { x: p.x, y: p.y, width: W, height: H }));
@@ -342,7 +391,7 @@ function filterLog(name) {
 // A value leaving a port flashes every arrow it flows along, with a dot (and the value) travelling on it.
 function flow(address, value) {
   for (const path of document.querySelectorAll("#graph .edge")) {
-    if (path.getAttribute("data-from") !== address) continue;
+    if (!(path.getAttribute("data-from") || "").split(" ").includes(address)) continue;
     path.classList.add("flow");
     setTimeout(() => path.classList.remove("flow"), 900);
     const dot = svg("g", { class: "pulse" });

@@ -290,7 +290,8 @@ function unitOf(port) {
 function sensorFacet(facet) {
   const port = facet.output, unit = unitOf(port);
   const value = el("strong", { class: "sensor-value" }, "–");
-  const spark = svg("svg", { class: "sparkline", viewBox: "0 0 100 24", preserveAspectRatio: "none", "data-port": port.address });
+  // Hidden until there is history to draw (no recorder: no empty box).
+  const spark = svg("svg", { class: "sparkline", viewBox: "0 0 100 24", preserveAspectRatio: "none", "data-port": port.address, display: "none" });
   const row = el("button", { class: "facet sensor-row", "aria-label": "history of " + port.address, onclick: () => openGraph(port, unit) },
     el("span", { class: "facet-name" }, port.local.replace(/[._]/g, " ")), value, spark);
   watch(port.address, (text, live) => {
@@ -326,6 +327,7 @@ async function loadHistory(address, seconds) {
 
 function drawSparkline(node, points) {
   node.replaceChildren();
+  node.removeAttribute("display");
   node.dataset.values = points.map((p) => p.value).join(",");
   if (points.length < 1) return;
   const values = points.map((p) => p.value), t0 = points[0].t, t1 = points[points.length - 1].t;
