@@ -33,7 +33,9 @@ extension Hub {
   public func inputValues() -> [PortValueEntry] {
     let supervisors = tables.withLock { Array($0.instances.values) }
     return supervisors.flatMap { supervisor in
-      supervisor.inbox.heldState().map { PortValueEntry(address: "\(supervisor.spec.name).\($0.key)", value: $0.value.description) }
+      supervisor.inbox.heldState().map {
+        PortValueEntry(address: "\(supervisor.spec.name).\($0.key)", value: $0.value.description)
+      }
     }.sorted { $0.address < $1.address }
   }
 }

@@ -48,7 +48,9 @@ function tileOf(instance, group, members) {
   const facets = [];
   const outputs = members.filter((p) => p.direction === "output");
   const mirrorOf = (input) => outputs.find((o) => o.mirrors === input.name);
-  const light = members.find((p) => p.direction === "input" && p.type === "light" && (p.local === "light" || mirrorOf(p)));
+  // A light input is a device unless it takes another light's state (party-lights' `G.state`).
+  const light = members.find((p) => p.direction === "input" && p.type === "light"
+    && (p.local === "light" || mirrorOf(p) || !/(^|[._])state$/.test(p.local)));
   if (light) {
     const mirror = mirrorOf(light);
     used.add(light.address);
