@@ -32,6 +32,29 @@ import Testing
     try harness.stop()
   }
 
+  /// An instance that is down marks its tiles with its state; the others stay up.
+  @Test func anInstanceThatIsDownShowsSoOnItsTiles() throws {
+    let harness = try WebHarness()
+    try harness.startHub(
+      extra: """
+        [instances.hall]
+        plugin = "example-swift"
+        restart = "temporary"
+        ports = [{ name = "lamp_on", type = "bool", kind = "state" }]
+        """)
+    try harness.startWeb()
+    let result = try runProgram(
+      WebBrowserTests.python,
+      [
+        WebBrowserTests.scripts.appendingPathComponent("household_down.py").path, "--base", harness.base,
+        "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
+      ], within: 600)
+    print(result.output)
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output.contains("household_down: every step passed"))
+    try harness.stop()
+  }
+
   /// Values sent through a real hub show on a sensor tile's sparkline, read from the recorder's
   /// GET /api/history. Needs the history recorder: fails where patchbay-web has none (404).
   @Test func sensorSparklineHasTheValuesSentThroughTheHub() throws {
