@@ -169,6 +169,21 @@ def run(driver, args):
     for light in (1, 2, 3):
         control(args.hue_control, f"set {light} on=true bri=120 hue=43690 sat=230")
     wait(driver, "the bulb in the simulator's new colour", lambda: colour_matches(driver, args, "240°"))
+    step("... and shows a colour temperature as the white of it, the white slider at its mired")
+    for light in (1, 2, 3):
+        control(args.hue_control, f"set {light} on=true bri=254 ct=400")
+
+    def warm_white():
+        shown = swatch(driver) or {}
+        white = driver.execute_script(
+            "return document.querySelector(arguments[0] + ' input[aria-label^=\"color temperature\"]').value", LIGHT_TILE)
+        r, g, b = rgb_of(shown.get("color", "rgb(0,0,0)"))
+        return shown.get("on") == "true" and white == "400" and r > g > b > 0.1 and shown.get("level") == "100"
+    wait(driver, "a warm white bulb with the white slider at 400 mired", warm_white)
+    print(f"  400 mired: bulb {swatch(driver)['color']}")
+    for light in (1, 2, 3):
+        control(args.hue_control, f"set {light} on=true bri=120 hue=43690 sat=230")
+    wait(driver, "the bulb blue again", lambda: colour_matches(driver, args, "240° again"))
     driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(args.screenshots + "/web-household.png")
 

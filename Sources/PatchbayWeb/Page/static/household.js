@@ -59,7 +59,9 @@ function tileOf(instance, group, members) {
     // other side's writes: then the hub's last command (which follows them) is the state.
     const reported = mirror && mirror.kind === "state" ? mirror : null;
     const reachable = outputs.find((o) => o.local === "reachable" && o.type === "bool");
-    facets.push({ kind: "light", input: light, sources: [reported, light, mirror].filter(Boolean), reachable });
+    // With a report, only the report: the hub's copy of the input merges commands, so it may hold
+    // a colour next to the colour temperature the light has switched to.
+    facets.push({ kind: "light", input: light, sources: reported ? [reported] : [light, mirror].filter(Boolean), reachable });
   }
   for (const input of members.filter((p) => p.direction === "input" && p.type === "bool" && p.kind === "state")) {
     if (used.has(input.address)) continue;
