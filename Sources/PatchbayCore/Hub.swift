@@ -221,7 +221,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   }
 
   public func status() -> HubStatus {
-    let (supervisors, errors, routes, scenes) = tables.withLock { tables in
+    let (supervisors, errors, routes, scenes, rooms) = tables.withLock { tables in
       (
         Array(tables.instances.values), tables.routeErrors,
         tables.routes.all.map {
@@ -233,7 +233,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         tables.scenes.values.map {
           HubStatus.Scene(
             name: $0.spec.name, ports: $0.values.count, activations: tables.sceneActivations[$0.spec.name] ?? 0)
-        }
+        },
+        // From the config, not the supervisor: a reload that only moves a room restarts nothing.
+        Self.rooms(of: tables.config)
       )
     }
     let retained = store.retained()
@@ -243,11 +245,21 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
         var status = supervisor.status()
         status.peer = Self.peer(of: status, retained: retained)
         status.shown = Self.shownPorts(of: status, retained: retained)
+        status.room = rooms[status.name]
         return status
       }.sorted { $0.name < $1.name },
       routes: routes,
       inactiveRoutes: errors,
       scenes: scenes.sorted { $0.name < $1.name })
+  }
+
+  /// The `room` of every instance that has one, by instance name.
+  static func rooms(of config: HubConfig) -> [String: String] {
+    var rooms: [String: String] = [:]
+    for spec in config.instances {
+      if let room = spec.room { rooms[spec.name] = room }
+    }
+    return rooms
   }
 
   /// The plugin's peer state: its output declared `PB_PORT_PEER_STATUS` (ABI 1.2), a bool as

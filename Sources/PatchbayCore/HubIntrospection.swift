@@ -27,4 +27,15 @@ extension Hub {
     store.retained().map { PortValueEntry(address: $0.key, value: $0.value.description) }
       .sorted { $0.address < $1.address }
   }
+
+  /// What the hub last gave every state input (or holds for it while its instance is down):
+  /// the device's state as far as the hub knows it, where no output mirrors it.
+  public func inputValues() -> [PortValueEntry] {
+    let supervisors = tables.withLock { Array($0.instances.values) }
+    return supervisors.flatMap { supervisor in
+      supervisor.inbox.heldState().map {
+        PortValueEntry(address: "\(supervisor.spec.name).\($0.key)", value: $0.value.description)
+      }
+    }.sorted { $0.address < $1.address }
+  }
 }

@@ -117,6 +117,48 @@ import Testing
     try harness.stop()
   }
 
+  /// The config's `room` reaches /api/status (and a reload that only moves a room restarts
+  /// nothing); a state input shows the value the hub gave it, not nothing.
+  @Test func roomsAndStateInputValuesAreServed() throws {
+    let harness = try WebHarness()
+    let hall = """
+      [instances.hall]
+      plugin = "example-swift"
+      room = "Hall"
+      ports = [{ name = "lamp_on", type = "bool", kind = "state" }]
+      """
+    try harness.startHub(extra: hall)
+    try harness.startWeb()
+    let base = harness.base
+    func instances() throws -> [String: [String: Any]] {
+      let list = try HTTPCall.get(base + "/api/status").object["instances"] as? [[String: Any]] ?? []
+      return Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as? String ?? "", $0) })
+    }
+    try eventually("both running") { try instances().values.allSatisfy { $0["state"] as? String == "running" } }
+    #expect(try instances()["hall"]?["room"] as? String == "Hall")
+    #expect(try instances()["probe"]?["room"] == nil)
+
+    // probe.night_copy is an input, fed by the route from probe.night.out: the hub gave it true.
+    let csrf = try HTTPCall.csrf(base)
+    _ = try HTTPCall.post(
+      base + "/api/send", json: #"{"address":"probe.night","value":true}"#, ["-H", "X-Patchbay-CSRF: \(csrf)"])
+    try eventually("/api/ports shows what the hub gave the input probe.night_copy") {
+      let ports = try HTTPCall.get(base + "/api/ports").object["ports"] as? [[String: Any]] ?? []
+      return ports.contains { $0["address"] as? String == "probe.night_copy" && $0["value"] as? String == "true" }
+    }
+
+    // Another room: a reload applies it, the instance keeps its process.
+    let pid = try #require(try instances()["hall"]?["pid"] as? Int)
+    let config = try String(contentsOfFile: harness.configPath, encoding: .utf8)
+    try harness.directory.write(
+      "patchbay.toml", config.replacingOccurrences(of: #"room = "Hall""#, with: #"room = "Kitchen""#))
+    let reload = try runProgram(BuildProducts.executable("patchbay"), ["reload", "--config", harness.configPath])
+    #expect(reload.status == 0, "\(reload.output)")
+    try eventually("the new room in /api/status") { try instances()["hall"]?["room"] as? String == "Kitchen" }
+    #expect(try instances()["hall"]?["pid"] as? Int == pid)
+    try harness.stop()
+  }
+
   /// patchbay-web runs without the hub, says so (503, patchbay_hub_up 0), and finds the hub when
   /// it comes; the hub does not depend on patchbay-web at all.
   @Test func hubDownIsReportedAndFoundAgain() throws {

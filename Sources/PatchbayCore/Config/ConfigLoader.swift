@@ -9,7 +9,7 @@ public struct ConfigLoader: Sendable {
     "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
     "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
     "memory_max_mb", "pids_max", "cpu_weight",
-    "queue_size", "sandbox",
+    "queue_size", "sandbox", "room",
   ]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
   /// Most bytes an instance's own config may take as JSON: it goes to the plugin host in the
@@ -219,6 +219,7 @@ public struct ConfigLoader: Sendable {
     var logLevel = "info"
     var supervision = SupervisionSettings()
     var sandbox = SandboxSettings()
+    var room: String?
     var own: [(String, JSONValue)] = []
     func number(_ key: String, _ value: JSONValue, min lower: Double, max upper: Double) -> Double? {
       guard let number = value.doubleValue, number >= lower, number <= upper else {
@@ -273,6 +274,15 @@ public struct ConfigLoader: Sendable {
       case "open_files": number(key, value, min: 0, max: 1_048_576).map { supervision.openFiles = Int($0) }
       case "queue_size": number(key, value, min: 1, max: 1_000_000).map { supervision.queueSize = Int($0) }
       case "sandbox": sandbox = SandboxSettings.parse(value, prefix: "\(prefix).sandbox", file: file, &diagnostics)
+      case "room":
+        if case .string(let text) = value, Self.isRoomName(text) {
+          room = text
+        } else {
+          diagnostics.append(
+            ConfigDiagnostic(
+              file: file, key: "\(prefix).room",
+              message: "must be a room's name, 1-64 characters without control characters, like \"Bedroom\""))
+        }
       default:
         own.append((key, value))
       }
@@ -297,9 +307,18 @@ public struct ConfigLoader: Sendable {
             + " message: keep bulky data in a file and give its path"))
     }
     guard diagnostics.count == count else { return nil }
-    return InstanceSpec(
+    var spec = InstanceSpec(
       name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file,
       sandbox: sandbox)
+    spec.room = room
+    return spec
+  }
+
+  /// A room as the dashboard shows it: any words, but short and printable.
+  static func isRoomName(_ text: String) -> Bool {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    return !trimmed.isEmpty && text.count <= 64
+      && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
   }
 
   package func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic])

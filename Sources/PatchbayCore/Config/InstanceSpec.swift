@@ -40,6 +40,9 @@ public struct InstanceSpec: Sendable, Equatable {
   public var file: String
   /// `[instances.NAME.sandbox]`: what the instance may touch beyond its defaults.
   public var sandbox = SandboxSettings()
+  /// `room = "..."`: where the instance's devices are, for the dashboard's household view. Not
+  /// part of `identity`: moving a lamp to another room restarts nothing.
+  public var room: String? = nil
 
   public init(
     name: String, plugin: String, logLevel: String, supervision: SupervisionSettings, pluginConfig: JSONValue,

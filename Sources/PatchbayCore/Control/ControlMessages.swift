@@ -40,10 +40,13 @@ public struct ControlResponse: Codable, Sendable {
   public var routes: [RouteEdge]?
   public var log: [LogRecord]?
   public var values: [PortValueEntry]?
+  /// With `values`: what the hub last gave each state input (absent from older hubs).
+  public var inputs: [PortValueEntry]?
 
   public init(
     ok: Bool, message: String? = nil, status: HubStatus? = nil, reload: ReloadSummary? = nil,
-    routes: [RouteEdge]? = nil, log: [LogRecord]? = nil, values: [PortValueEntry]? = nil
+    routes: [RouteEdge]? = nil, log: [LogRecord]? = nil, values: [PortValueEntry]? = nil,
+    inputs: [PortValueEntry]? = nil
   ) {
     self.ok = ok
     self.message = message
@@ -53,5 +56,6 @@ public struct ControlResponse: Codable, Sendable {
     self.routes = routes
     self.log = log
     self.values = values
+    self.inputs = inputs
   }
 }

@@ -143,6 +143,13 @@ package final class InstanceInbox: Sendable {
     }
   }
 
+  /// The newest value of every state input: waiting to go (newer) or handed over.
+  package func heldState() -> [String: Value] {
+    line.withLock { line in
+      line.deliveredState.merging(line.pendingState.mapValues(\.value)) { _, pending in pending }
+    }
+  }
+
   /// A new process is on its way: until it opens the inbox (or fails), producers wait for room.
   package func expectOpening() { line.withLock { $0.opening = true } }
 

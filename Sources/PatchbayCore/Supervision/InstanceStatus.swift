@@ -45,6 +45,8 @@ public struct InstanceStatus: Sendable, Codable {
   /// What contains the running instance beyond its process: its cgroup and limits, or why
   /// there are only the per-process rlimits.
   public var containment: String? = nil
+  /// The config's `room` for this instance (absent when it has none).
+  public var room: String? = nil
   /// The instance's confinement (nil before its first start).
   public var sandbox: SandboxStatus? = nil
 }

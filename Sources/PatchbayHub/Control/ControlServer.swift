@@ -263,7 +263,7 @@ public final class ControlServer: Sendable {
         min(request.lines ?? 200, RecentLog.shared.capacity), instance: request.instance, level: request.level)
       reply.finish(encode(ControlResponse(ok: true, log: records)))
     case .values:
-      reply.finish(encode(ControlResponse(ok: true, values: hub.portValues())))
+      reply.finish(encode(ControlResponse(ok: true, values: hub.portValues(), inputs: hub.inputValues())))
     case .watch:
       reply.send(encode(ControlResponse(ok: true, message: "watching")))
       let feed = WatchFeed()

@@ -34,6 +34,8 @@ enum APIModels {
     var publishWaits: Int
     var refusals: Int
     var peer: String?
+    /// The config's `room`, for the household view.
+    var room: String?
 
     init(_ status: InstanceStatus) {
       name = status.name
@@ -53,6 +55,7 @@ enum APIModels {
       publishWaits = status.publishWaits
       refusals = status.refusals
       peer = status.peer
+      room = status.room
     }
   }
 
@@ -65,7 +68,10 @@ enum APIModels {
     var kind: String
     var direction: String
     var description: String
-    /// The last value seen (nil: none since patchbay-web connected, and none retained).
+    /// The input whose device state this output reports (ABI 1.2 `mirrors`).
+    var mirrors: String?
+    /// The last value seen (nil: none since patchbay-web connected, and none retained). For a
+    /// state input, the last value the hub gave it.
     var value: String?
   }
 
@@ -93,13 +99,15 @@ enum APIModels {
     var loginRequired: Bool
   }
 
-  static func ports(of status: HubStatus, values: [String: String]) -> [Port] {
+  /// `inputs`: what the hub last gave each state input (the `values` answer's `inputs`).
+  static func ports(of status: HubStatus, values: [String: String], inputs: [String: String] = [:]) -> [Port] {
     status.instances.flatMap { instance in
       instance.ports.map { port in
         let address = "\(instance.name).\(port.name)"
+        let value = port.direction == .input ? inputs[address] ?? values[address] : values[address]
         return Port(
           address: address, instance: instance.name, name: port.name, type: port.type.name, kind: port.kind.name,
-          direction: port.direction.name, description: port.description, value: values[address])
+          direction: port.direction.name, description: port.description, mirrors: port.mirrors, value: value)
       }
     }
   }

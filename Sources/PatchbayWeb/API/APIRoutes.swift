@@ -101,10 +101,17 @@ struct APIRoutes: Sendable {
   }
 
   private func ports() async -> Response {
+    // The hub retains outputs, and tells what it last gave each state input.
+    async let valuesAnswer = ask(ControlRequest(command: .values))
     switch await hubStatus() {
     case .failure(let response): return response
     case .success(let (status, _)):
-      return APIResponse.json(APIModels.Ports(ports: APIModels.ports(of: status, values: live.lastValues)))
+      var inputs: [String: String] = [:]
+      if case .success(let answer) = await valuesAnswer {
+        for entry in answer.inputs ?? [] { inputs[entry.address] = entry.value }
+      }
+      return APIResponse.json(
+        APIModels.Ports(ports: APIModels.ports(of: status, values: live.lastValues, inputs: inputs)))
     }
   }
 

@@ -26,7 +26,7 @@ struct WebCommand: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Folder of the dashboard's files (index.html, app.js, style.css).",
+      "Folder of the dashboard's files (index.html, app.js, household.js, style.css).",
       discussion: "Default: ../share/patchbay/web beside the binary (/usr/share/patchbay/web when installed), "
         + "else the source tree it was built from."))
   var pageDirectory: String?

@@ -1,13 +1,14 @@
 import Foundation
 
-/// The dashboard's files (index.html, app.js, style.css), read once at start: the page a process
+/// The dashboard's files (index.html, app.js, household.js, style.css), read once at start: the page a process
 /// serves stays the one that matches its API, even while a package upgrade replaces the files.
 struct PageFiles: Sendable {
-  static let names = ["index.html", "app.js", "style.css"]
+  static let names = ["index.html", "app.js", "household.js", "style.css"]
 
   let directory: String
   let html: String
   let script: String
+  let householdScript: String
   let style: String
 
   struct Missing: Error, CustomStringConvertible {
@@ -24,6 +25,7 @@ struct PageFiles: Sendable {
     self.directory = directory
     html = try read("index.html")
     script = try read("app.js")
+    householdScript = try read("household.js")
     style = try read("style.css")
   }
 }

@@ -10,6 +10,7 @@ struct PageRoutes: Sendable {
   func register(on router: Router<WebRequestContext>) {
     router.get("/") { _, _ in page(files.html, "text/html; charset=utf-8") }
     router.get("app.js") { _, _ in page(files.script, "text/javascript; charset=utf-8") }
+    router.get("household.js") { _, _ in page(files.householdScript, "text/javascript; charset=utf-8") }
     router.get("style.css") { _, _ in page(files.style, "text/css; charset=utf-8") }
     router.get("login") { _, _ in page(LoginPage.html(failed: false), "text/html; charset=utf-8") }
     router.post("login") { request, context in

@@ -149,7 +149,7 @@ def main():
 def run(driver, args):
     status = hub_status(args)
     step("the page lists every instance of the bedside example, running: " + ", ".join(sorted(status)))
-    driver.get(args.base + "/")
+    driver.get(args.base + "/#operator")
     wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
     for name in status:
         wait(driver, f"instance {name} running on the page",
@@ -161,7 +161,7 @@ def run(driver, args):
     step("a cross-site form POST (from another origin, without the CSRF header) is refused and starts nothing")
     before = accepted_group_commands(args)
     attack(driver, args)
-    driver.get(args.base + "/")
+    driver.get(args.base + "/#operator")
     wait(driver, "the page again", lambda: css(driver, 'td.value[data-address="party.running"]'))
     if text_of(driver, 'td.value[data-address="party.running"]') == "true" or accepted_group_commands(args) != before:
         raise SystemExit("FAIL: the cross-site POST started the party")

@@ -247,7 +247,7 @@ def main():
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
     try:
-        driver.get(args.base + "/")
+        driver.get(args.base + "/#operator")
         wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
         {"unpaired": unpaired, "paired": paired}[args.phase](driver, args)
     finally:

@@ -4,7 +4,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const state = { csrf: "", csrfHeader: "X-Patchbay-CSRF", ports: new Map(), routes: [], hubUp: null,
+const state = { csrf: "", csrfHeader: "X-Patchbay-CSRF", ports: new Map(), toggles: new Map(), routes: [], hubUp: null,
   retryDelay: 1000, retryTimer: null, refreshTimer: null, portsKey: "", homeKitKey: "", sandboxKey: "" };
 
 function el(tag, attrs, ...children) {
@@ -76,9 +76,10 @@ async function refreshAll() {
     state.retryDelay = 1000;
     setHub(true);
     renderStatus(status);
-    renderPorts(ports.ports);
     renderRoutes(routes, status.instances);
+    renderPorts(ports.ports);
     renderScenes(scenes.scenes);
+    renderHousehold(status.instances, ports.ports, scenes.scenes, routes.routes);
     renderHomeKit(homeKit.bridges);
     renderSandbox(sandbox.instances);
     await refreshLog();
@@ -101,6 +102,9 @@ async function refreshPeriodic() {
     const ports = await api("/api/ports");
     const key = ports.ports.map((p) => p.address).join(",");
     if (key !== state.portsKey) { await refreshAll(); return; }
+    // What the hub last gave each state input (the live stream carries outputs only).
+    for (const port of ports.ports) if (port.direction === "input" && port.value != null) showValue(port.address, port.value, false);
+    renderHousehold(status.instances, ports.ports, scenes.scenes, state.routes);
     await refreshLog();
     state.refreshTimer = setTimeout(refreshPeriodic, 5000);
   } catch (error) {
@@ -169,15 +173,25 @@ function hexToHSB(hex) {
   return { hue: h, saturation: Math.round(max ? (d / max) * 100 : 0), brightness: Math.round(max * 100) };
 }
 
-function control(port) {
+// The output that reports a bool input's real state when the plugin names it after the input
+// (run -> running); else the input's own value, which the hub keeps following declared mirrors.
+function reportOf(port, ports) {
+  return ports.find((o) => o.instance === port.instance && o.direction === "output" && o.type === "bool"
+    && o.kind === "state" && !o.mirrors && o.name !== port.name && o.name.startsWith(port.name));
+}
+
+function control(port, ports) {
   if (port.direction !== "input") return null;
   const a = port.address;
   switch (port.type) {
     case "bool": {
       const box = el("input", { type: "checkbox", "aria-label": "toggle " + a });
-      box.checked = port.value === "true";
+      const report = reportOf(port, ports);
+      const shown = report ? report : port;
+      box.checked = shown.value === "true";
+      (state.toggles.get(shown.address) || state.toggles.set(shown.address, []).get(shown.address)).push(box);
       box.addEventListener("change", () => send(a, box.checked ? "true" : "false"));
-      return el("label", { class: "control" }, box, "on");
+      return el("label", { class: "control" }, box, report ? "on (as " + report.name + " says)" : "on");
     }
     case "integer": case "number": {
       const range = el("input", { type: "range", min: 0, max: 100, step: port.type === "integer" ? 1 : 0.5, "aria-label": "set " + a });
@@ -187,6 +201,8 @@ function control(port) {
     }
     case "color": {
       const pick = el("input", { type: "color", "aria-label": "color of " + a });
+      const color = parseJSON(port.value || "");
+      if (color && typeof color.hue === "number") pick.value = hex(hsvToRGB(color.hue, color.saturation / 100, 1));
       pick.addEventListener("change", () => send(a, JSON.stringify(hexToHSB(pick.value))));
       return el("span", { class: "control" }, pick);
     }
@@ -196,6 +212,15 @@ function control(port) {
       const level = el("input", { type: "range", min: 0, max: 100, step: 1, "aria-label": "brightness of " + a });
       level.addEventListener("change", () => send(a, JSON.stringify({ on: true, brightness: Number(level.value) })));
       const pick = el("input", { type: "color", "aria-label": "color of " + a });
+      // Start at the light's state (its mirroring output's, else the hub's last command), not black.
+      const report = ports.find((o) => o.instance === port.instance && o.mirrors === port.name && o.kind === "state");
+      const light = parseJSON((report && report.value) || port.value || "");
+      if (light && typeof light === "object") {
+        const look = lightLook(light);
+        on.checked = look.on;
+        level.value = Math.round(look.level);
+        if (look.hue) pick.value = hex(hsvToRGB(look.hue.hue, look.hue.saturation / 100, 1));
+      }
       pick.addEventListener("change", () => send(a, JSON.stringify({ on: true, color: hexToHSB(pick.value) })));
       return el("span", { class: "control" }, el("label", {}, on, "on"), level, pick);
     }
@@ -214,79 +239,173 @@ function control(port) {
 
 function renderPorts(ports) {
   state.ports.clear();
+  state.toggles.clear();
   state.portsKey = ports.map((p) => p.address).join(",");
   const rows = ports.map((port) => {
     const value = el("td", { class: "value", "data-address": port.address }, port.value ?? "–");
     state.ports.set(port.address, value);
     return el("tr", {}, el("td", {}, port.address),
       el("td", { class: "type" }, port.type + " " + port.kind + (port.direction === "input" ? " in" : " out")),
-      value, el("td", {}, control(port)));
+      value, el("td", {}, control(port, ports)));
   });
   $("ports").replaceChildren(el("table", {},
     el("thead", {}, el("tr", {}, el("th", {}, "port"), el("th", { class: "type" }, "type"), el("th", {}, "value"), el("th", {}, "set"))),
     el("tbody", {}, ...rows)));
 }
 
-// Routes: instances as boxes in columns by their distance from a source, routes as arrows.
+// Routes: instances as boxes in columns by their distance from a source; the routes between two
+// instances as one arrow, labelled with their ports. Arrows to the next column run straight
+// across; longer ones below the boxes, backward ones above, so none crosses a box. The picture
+// is fitted to what was drawn (curves and labels included), so no arrow leaves it. A click on
+// a box shows that instance's log lines.
 function renderRoutes(data, instances) {
   state.routes = data.routes;
   const names = new Set(instances.map((i) => i.name));
   const instanceOf = (address) => address.split(".")[0];
+  const portOf = (address) => address.slice(address.indexOf(".") + 1);
   for (const r of data.routes) { names.add(instanceOf(r.from)); r.targets.forEach((t) => names.add(instanceOf(t))); }
-  const depth = new Map([...names].map((n) => [n, 0]));
-  for (let pass = 0; pass < names.size; pass++) {
-    for (const r of data.routes) for (const t of r.targets) {
-      const from = instanceOf(r.from), to = instanceOf(t);
-      if (from !== to && depth.get(to) < depth.get(from) + 1 && depth.get(from) + 1 < names.size) depth.set(to, depth.get(from) + 1);
+  // Columns by distance from the sources (breadth first, so a loop between two instances does
+  // not push one of them a column further each pass).
+  const next = new Map([...names].map((n) => [n, new Set()]));
+  const incoming = new Map([...names].map((n) => [n, 0]));
+  for (const r of data.routes) for (const t of r.targets) {
+    const from = instanceOf(r.from), to = instanceOf(t);
+    if (from !== to && !next.get(from).has(to)) { next.get(from).add(to); incoming.set(to, incoming.get(to) + 1); }
+  }
+  const depth = new Map();
+  let queue = [...names].filter((n) => incoming.get(n) === 0).sort();
+  for (const n of queue) depth.set(n, 0);
+  for (;;) {
+    while (queue.length) {
+      const n = queue.shift();
+      for (const to of [...next.get(n)].sort()) if (!depth.has(to)) { depth.set(to, depth.get(n) + 1); queue.push(to); }
     }
+    const left = [...names].filter((n) => !depth.has(n)).sort();
+    if (!left.length) break;
+    depth.set(left[0], 0);
+    queue = [left[0]];
   }
   const columns = [];
   for (const [name, d] of depth) (columns[d] = columns[d] || []).push(name);
-  const W = 150, H = 36, GX = 110, GY = 34, pos = new Map();
-  columns.forEach((col, x) => col.sort().forEach((name, y) => pos.set(name, { x: 10 + x * (W + GX), y: 10 + y * (H + GY) })));
-  const width = 20 + columns.length * (W + GX) - GX, height = 60 + Math.max(1, ...columns.map((c) => c.length)) * (H + GY) - GY;
+  const W = 140, H = 36, GX = 200, GY = 70, pos = new Map();
+  columns.forEach((col, x) => col.sort().forEach((name, y) => pos.set(name, { x: x * (W + GX), y: y * (H + GY) })));
+  const bottom = Math.max(...[...pos.values()].map((p) => p.y + H));
+  // One arrow per pair of instances, with every route (and target) between them.
+  const pairs = new Map();
+  for (const route of data.routes) for (const target of route.targets) {
+    const key = instanceOf(route.from) + ">" + instanceOf(target);
+    if (!pairs.has(key)) pairs.set(key, { from: instanceOf(route.from), to: instanceOf(target), sources: new Set(), lines: [], titles: [], drops: 0 });
+    const pair = pairs.get(key);
+    pair.sources.add(route.from);
+    const line = portOf(route.from) + " → " + portOf(target);
+    if (!pair.lines.includes(line)) pair.lines.push(line);
+    pair.titles.push(route.from + " → " + target + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "") + (route.drops ? ", " + route.drops + " dropped" : ""));
+  }
   const graph = $("graph");
   graph.replaceChildren();
-  graph.setAttribute("viewBox", "0 0 " + width + " " + height);
-  graph.setAttribute("width", width); graph.setAttribute("height", height);
   const defs = svg("defs");
-  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  // In the picture's units: a flashing (thicker) arrow keeps its head's size.
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 10, markerHeight: 10, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" });
   marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }));
   defs.append(marker); graph.append(defs);
-  data.routes.forEach((route, index) => route.targets.forEach((target, t) => {
-    const a = pos.get(instanceOf(route.from)), b = pos.get(instanceOf(target));
+  const edges = svg("g", { class: "edges" }), labels = svg("g", { class: "labels" });
+  graph.append(edges, labels);
+  let below = 0, above = 0, index = 0;
+  for (const pair of pairs.values()) {
+    const a = pos.get(pair.from), b = pos.get(pair.to);
     let d;
-    if (a === b) d = `M ${a.x + W - 20} ${a.y + H} C ${a.x + W} ${a.y + H + 40}, ${a.x + 20} ${a.y + H + 40}, ${a.x + 20} ${a.y + H}`;
-    else if (b.x > a.x) d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + GX / 2} ${a.y + H / 2}, ${b.x - GX / 2} ${b.y + H / 2}, ${b.x} ${b.y + H / 2}`;
-    else d = `M ${a.x + W / 2} ${a.y} C ${a.x + W / 2} ${a.y - 40}, ${b.x + W / 2} ${b.y - 40}, ${b.x + W / 2} ${b.y}`;
-    const path = svg("path", { d, class: "edge", "marker-end": "url(#arrow)", "data-from": route.from, id: "edge-" + index + "-" + t });
+    if (a === b) {
+      d = `M ${a.x + W - 20} ${a.y + H} C ${a.x + W} ${a.y + H + 45}, ${a.x + 20} ${a.y + H + 45}, ${a.x + 20} ${a.y + H}`;
+    } else if (b.x === a.x + W + GX) {
+      d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + GX / 2} ${a.y + H / 2}, ${b.x - GX / 2} ${b.y + H / 2}, ${b.x} ${b.y + H / 2}`;
+    } else if (b.x > a.x) {
+      const low = bottom + 40 + 28 * below++;
+      d = `M ${a.x + W / 2} ${a.y + H} C ${a.x + W / 2} ${low}, ${b.x + W / 2} ${low}, ${b.x + W / 2} ${b.y + H}`;
+    } else if (b.x === a.x && Math.abs(b.y - a.y) === H + GY) {
+      // Neighbours in a column: down on the left, up on the right, labels beside them.
+      const dx = b.y > a.y ? -25 : 25;
+      d = b.y > a.y ? `M ${a.x + W / 2 + dx} ${a.y + H} L ${b.x + W / 2 + dx} ${b.y}` : `M ${a.x + W / 2 + dx} ${a.y} L ${b.x + W / 2 + dx} ${b.y + H}`;
+    } else if (b.x === a.x) {
+      d = `M ${a.x + W} ${a.y + H / 2} C ${a.x + W + 60} ${a.y + H / 2}, ${b.x + W + 60} ${b.y + H / 2}, ${b.x + W} ${b.y + H / 2}`;
+    } else {
+      const high = -40 - 28 * above++;
+      d = `M ${a.x + W / 2} ${a.y} C ${a.x + W / 2} ${high}, ${b.x + W / 2} ${high}, ${b.x + W / 2} ${b.y}`;
+    }
+    const id = "edge-" + index++;
+    const path = svg("path", { d, class: "edge", "marker-end": "url(#arrow)", "data-from": [...pair.sources].join(" "), "data-to": pair.to, id });
     const title = svg("title");
-    title.textContent = route.from + " → " + target + (route.transforms.length ? " (" + route.transforms.join(", ") + ")" : "") + (route.drops ? ", " + route.drops + " dropped" : "");
+    title.textContent = pair.titles.join("\n");
     path.append(title);
-    graph.append(path);
-  }));
+    edges.append(path);
+    // The label: the ports, one line per route, on a patch of background at the arrow's middle.
+    const middle = path.getTotalLength ? path.getPointAtLength(path.getTotalLength() / 2) : { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    const vertical = b.x === a.x && a !== b && Math.abs(b.y - a.y) === H + GY;
+    const anchor = vertical ? (b.y > a.y ? "end" : "start") : "middle";
+    const lx = middle.x + (vertical ? (b.y > a.y ? -6 : 6) : 0);
+    const label = svg("text", { x: lx, y: middle.y - 6 - 13 * (pair.lines.length - 1) / 2 + (vertical ? 10 : 0), class: "edge-label", "text-anchor": anchor, "data-edge": id });
+    pair.lines.forEach((line, n) => {
+      const span = svg("tspan", { x: lx, dy: n ? 13 : 0 });
+      span.textContent = line;
+      label.append(span);
+    });
+    const label_title = svg("title");
+    label_title.textContent = pair.titles.join("\n");
+    label.append(label_title);
+    labels.append(label);
+  }
   for (const [name, p] of pos) {
-    const g = svg("g", { class: "node", "data-instance": name });
+    const g = svg("g", { class: "node", "data-instance": name, tabindex: 0, role: "button" });
     g.append(svg("rect", { x: p.x, y: p.y, width: W, height: H }));
     const text = svg("text", { x: p.x + 10, y: p.y + H / 2 + 5 });
     text.textContent = name;
-    g.append(text); graph.append(g);
+    const title = svg("title");
+    title.textContent = "show " + name + "'s log";
+    g.append(text, title); graph.append(g);
+    g.addEventListener("click", () => filterLog(name));
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter") filterLog(name); });
   }
+  fitGraph();
   $("inactive-routes").replaceChildren(...(data.inactive || []).map((line) => el("li", {}, line)));
 }
 
-// A value leaving a port flashes every arrow it flows along, with a dot travelling on it.
-function flow(address) {
+// The picture's size from what is drawn (a hidden view has no layout yet: then again when shown).
+function fitGraph() {
+  const graph = $("graph");
+  let box;
+  try { box = graph.getBBox(); } catch (e) { return; }
+  if (!box || (box.width === 0 && box.height === 0)) return;
+  const pad = 12, x = Math.floor(box.x - pad), y = Math.floor(box.y - pad);
+  const width = Math.ceil(box.width + 2 * pad), height = Math.ceil(box.height + 2 * pad);
+  graph.setAttribute("viewBox", `${x} ${y} ${width} ${height}`);
+  graph.setAttribute("width", width); graph.setAttribute("height", height);
+}
+
+function filterLog(name) {
+  const select = $("log-instance");
+  if (![...select.options].some((o) => o.value === name)) select.append(el("option", { value: name }, name));
+  select.value = name;
+  refreshLog().catch(showError);
+  $("log-section").scrollIntoView({ block: "start" });
+}
+
+// A value leaving a port flashes every arrow it flows along, with a dot (and the value) travelling on it.
+function flow(address, value) {
   for (const path of document.querySelectorAll("#graph .edge")) {
-    if (path.getAttribute("data-from") !== address) continue;
+    if (!(path.getAttribute("data-from") || "").split(" ").includes(address)) continue;
     path.classList.add("flow");
-    setTimeout(() => path.classList.remove("flow"), 700);
-    const dot = svg("circle", { r: 5, class: "pulse" });
-    const motion = svg("animateMotion", { dur: "0.7s", repeatCount: "1", path: path.getAttribute("d"), fill: "freeze" });
+    setTimeout(() => path.classList.remove("flow"), 900);
+    const dot = svg("g", { class: "pulse" });
+    dot.append(svg("circle", { r: 5 }));
+    if (value !== undefined) {
+      const text = svg("text", { x: 8, y: -6, class: "pulse-value" });
+      text.textContent = value.length > 24 ? value.slice(0, 23) + "…" : value;
+      dot.append(text);
+    }
+    const motion = svg("animateMotion", { dur: "0.9s", repeatCount: "1", path: path.getAttribute("d"), fill: "freeze" });
     dot.append(motion);
     $("graph").append(dot);
     if (motion.beginElement) motion.beginElement();
-    setTimeout(() => dot.remove(), 750);
+    setTimeout(() => dot.remove(), 950);
   }
 }
 
@@ -379,15 +498,29 @@ async function refreshLog() {
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
+// A port's value in the operator's table (flashing when it is news) and on the toggles it drives.
+function showValue(address, value, live) {
+  const cell = state.ports.get(address);
+  if (cell && (live || cell.textContent !== value)) {
+    cell.textContent = value;
+    if (live) { cell.classList.remove("changed"); void cell.offsetWidth; cell.classList.add("changed"); }
+  }
+  for (const box of state.toggles.get(address) || []) if (value === "true" || value === "false") box.checked = value === "true";
+}
+
 function follow() {
   const events = new EventSource("/api/events");
   events.addEventListener("value", (event) => {
     const line = event.data, space = line.indexOf(" ");
     if (space < 0) return;
     const address = line.slice(0, space), value = line.slice(space + 1);
-    const cell = state.ports.get(address);
-    if (cell) { cell.textContent = value; cell.classList.remove("changed"); void cell.offsetWidth; cell.classList.add("changed"); }
-    flow(address);
+    showValue(address, value, true);
+    // An input behind a route that passes values unchanged has the value now too.
+    for (const route of state.routes) {
+      if (route.from === address && route.transforms.length === 0) route.targets.forEach((t) => showValue(t, value, true));
+    }
+    householdValue(address, value);
+    flow(address, value);
   });
   events.addEventListener("hub", (event) => {
     if (event.data === "up" && state.hubUp !== true) refreshAll();
