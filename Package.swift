@@ -46,6 +46,8 @@ let package = Package(
     .library(name: "patchbay-plugin-python", type: .dynamic, targets: ["PythonPlugin"]),
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     .executable(name: "patchbay-web", targets: ["PatchbayWeb"]),
+    // `patchbay history` runs it: the hub's binary links no SQLite.
+    .executable(name: "patchbay-history", targets: ["HistoryTool"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -129,7 +131,6 @@ let package = Package(
       name: "PatchbayCLI",
       dependencies: [
         "PatchbayHub", "PatchbayValues", "PatchbayWire", "CProcessControl", "ChildProcesses", "CPatchbayPlugin",
-        "PatchbayRecorder",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -363,6 +364,12 @@ let package = Package(
         .product(name: "DequeModule", package: "swift-collections"),
       ],
       path: "Sources/PatchbayRecorder", swiftSettings: strict),
+    .executableTarget(
+      name: "HistoryTool",
+      dependencies: [
+        "PatchbayRecorder", "PatchbayValues", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/HistoryTool", swiftSettings: strict),
     // `patchbay-web`: the dashboard and /metrics, its own process; it reaches the hub only through the
     // control socket, so a fault or load in it cannot take the hub down (docs/web.md).
     .executableTarget(

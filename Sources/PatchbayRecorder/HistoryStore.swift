@@ -17,9 +17,11 @@ public final class HistoryStore: Sendable {
     self.path = path
     var configuration = Configuration()
     configuration.label = "patchbay-history"
-    // Freed pages go back to the file system (retention, the size cap), a few at a time.
-    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+    // History may lose its last moments in a power cut, but a commit costs no fsync (WAL).
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     let pool = try DatabasePool(path: path, configuration: configuration)
+    // Freed pages go back to the file system (retention, the size cap): set before the tables exist.
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
     try pool.write { db in try Self.createSchema(db) }
     database = pool
   }
@@ -138,7 +140,7 @@ public final class HistoryStore: Sendable {
         DELETE FROM samples WHERE json IS NOT NULL AND t >= :from AND t < :cutoff AND json IS (
           SELECT before.json FROM samples AS before
           WHERE before.port = samples.port
-            AND (before.t < samples.t OR (before.t = samples.t AND before.rowid < samples.rowid))
+            AND before.t <= samples.t AND (before.t < samples.t OR before.rowid < samples.rowid)
           ORDER BY before.t DESC, before.rowid DESC LIMIT 1);
         INSERT OR REPLACE INTO meta(key, value) VALUES ('downsampled_until', :cutoff);
         """, arguments: ["from": from, "cutoff": cutoff])
@@ -146,6 +148,7 @@ public final class HistoryStore: Sendable {
 
   /// Deletes the oldest tenth of the rows until the file fits (or nothing is left).
   private func applySizeCap(_ maximumBytes: Int) throws {
+    var deletedAny = false
     for _ in 0..<20 {
       let used = try writer.read { db in
         let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
@@ -165,7 +168,9 @@ public final class HistoryStore: Sendable {
         return db.changesCount
       }
       if deleted == 0 { break }
+      deletedAny = true
     }
+    guard deletedAny else { return }
     try writer.writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA incremental_vacuum")
       // The log is folded back and truncated, so the file's size on disk follows (not while a

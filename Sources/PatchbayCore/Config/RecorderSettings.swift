@@ -37,8 +37,9 @@ public struct RecorderSettings: Sendable, Equatable {
     return rest.hasSuffix(parts[parts.count - 1])
   }
 
-  /// The history database in the hub's state directory.
-  public static func databasePath(stateDirectory: String) -> String { stateDirectory + "/" + databaseName }
+  /// The history database, in a folder of its own in the hub's state directory (patchbay-web's
+  /// unit sees that folder only, not the instances' secrets beside it).
+  public static func databasePath(stateDirectory: String) -> String { stateDirectory + "/history/" + databaseName }
 
   package static func parse(_ content: JSONValue, file: String, _ diagnostics: inout [ConfigDiagnostic])
     -> RecorderSettings
