@@ -46,6 +46,8 @@ let package = Package(
     .library(name: "patchbay-plugin-python", type: .dynamic, targets: ["PythonPlugin"]),
     .executable(name: "patchbay-bench", targets: ["PatchbayBench"]),
     .executable(name: "patchbay-web", targets: ["PatchbayWeb"]),
+    // `patchbay history` runs it: the hub's binary links no SQLite.
+    .executable(name: "patchbay-history", targets: ["HistoryTool"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -64,6 +66,8 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     // HomeKit (HAP): X25519, Ed25519, ChaCha20-Poly1305, HKDF and SHA-512 (SRP-6a's big integers: CGMP).
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    // History (patchbay-web's recorder) in SQLite; libsqlite3-dev from Debian.
+    .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
   ],
   targets: [
     // The HomeKit Accessory Protocol over IP, for the bridge and the controller alike: TLV8,
@@ -346,17 +350,32 @@ let package = Package(
       name: "PatchbayBench",
       dependencies: [
         // PatchbayTestSupport: the cached Python environments of the HomeKit section's peers.
-        "PatchbayHub", "ChildProcesses", "PatchbayTestSupport",
+        "PatchbayHub", "ChildProcesses", "PatchbayTestSupport", "PatchbayRecorder",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       path: "Sources/Benchmarks/Bench", swiftSettings: strict),
+    // History of port values in SQLite (GRDB): a bounded queue and a writer thread, retention, a size
+    // cap, per-minute downsampling; patchbay-web records, `patchbay history` reads.
+    .target(
+      name: "PatchbayRecorder",
+      dependencies: [
+        "PatchbayValues", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/PatchbayRecorder", swiftSettings: strict),
+    .executableTarget(
+      name: "HistoryTool",
+      dependencies: [
+        "PatchbayRecorder", "PatchbayValues", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/HistoryTool", swiftSettings: strict),
     // `patchbay-web`: the dashboard and /metrics, its own process; it reaches the hub only through the
     // control socket, so a fault or load in it cannot take the hub down (docs/web.md).
     .executableTarget(
       name: "PatchbayWeb",
       dependencies: [
-        "PatchbayHub", "QRMatrix",
+        "PatchbayHub", "QRMatrix", "PatchbayRecorder",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -452,6 +471,10 @@ let package = Package(
     // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
     .testTarget(
       name: "HAPDiscoveryTests", dependencies: ["HAPDiscovery", "PatchbayTestSupport"], swiftSettings: strict),
+    // The recorder on real files: a simulated week (an injected clock), retention, downsampling.
+    .testTarget(
+      name: "RecorderTests", dependencies: ["PatchbayRecorder", "PatchbayValues", "PatchbayTestSupport"],
+      swiftSettings: strict),
     .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport", "PatchbayValues"], exclude: ["Scripts"], swiftSettings: strict),
   ]
 )

@@ -11,6 +11,6 @@ struct PatchbayCommand: AsyncParsableCommand {
     subcommands: [
       RunCommand.self, CheckCommand.self, PluginsCommand.self, StatusCommand.self, SendCommand.self,
       WatchCommand.self, ReloadCommand.self, RestartCommand.self, SceneCommand.self, DemoCommand.self,
-      ParseTOMLCommand.self, PluginCommand.self,
+      ParseTOMLCommand.self, PluginCommand.self, HistoryCommand.self,
     ] + pluginHelperCommands)
 }

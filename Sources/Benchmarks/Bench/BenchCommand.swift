@@ -15,7 +15,7 @@ struct BenchCommand: ParsableCommand {
     abstract: "Measure the hub against same-run baselines; print a table and write JSON.")
 
   enum Section: String, CaseIterable, ExpressibleByArgument {
-    case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox, homekit
+    case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox, homekit, recorder
   }
 
   @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
@@ -28,13 +28,14 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Hub starts per configuration in the start-up benchmark.") var starts = 5
   @Option(help: "Button presses in the button-to-HomeKit benchmark.") var presses = 100
   @Option(help: "Samples per HomeKit latency figure (pair-verify, write, event), each side.") var homekitRuns = 50
+  @Option(help: "Values written in the recorder's writes-per-second figure.") var recorderValues = 200_000
   @Option(help: "Seconds the hub's idle CPU time is measured over.") var idleSeconds = 10.0
   @Option(help: "Where to write the JSON results.") var json = "docs/benchmarks.json"
   @Option(help: "The repository (for the C probes' sources).") var sourceRoot = FileManager.default.currentDirectoryPath
   @Option(help: "Work directory (configs, hub logs, probe records); kept afterwards.") var work: String?
   @Option(
     parsing: .upToNextOption,
-    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit.")
+    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit recorder.")
   var only: [Section] = Section.allCases
 
   func run() throws {
@@ -65,6 +66,7 @@ struct BenchCommand: ParsableCommand {
     if only.contains(.button) { try button(tools, report) }
     if only.contains(.sandbox) { try sandbox(tools, report) }
     if only.contains(.homekit) { homekit(tools, report) }
+    if only.contains(.recorder) { try recorder(tools, report) }
     if only.contains(.callgrind) {
       if CallgrindBenchmark.isInstalled {
         goals.callgrind = try callgrind(tools, broker, report)
@@ -348,6 +350,34 @@ struct BenchCommand: ParsableCommand {
       Self.medianAndP99(
         "9 sandbox", "start-up, bundled plugins confined", LatencySummary(nanoseconds: starts.confined),
         baseline: ("start-up, unconfined", LatencySummary(nanoseconds: starts.unconfined))))
+  }
+
+  /// Figure 11: the history's writes per second, and the hop with the recorder on and off.
+  private func recorder(_ tools: BenchTools, _ report: BenchReport) throws {
+    say("11. recorder: \(recorderValues) values into the history; the hop with patchbay-web recording every value or none")
+    let benchmark = RecorderBenchmark(tools: tools, values: recorderValues)
+    let writes = try benchmark.writesPerSecond()
+    report.add([
+      Figure(
+        "11 recorder", "values written per second (queue + writer thread)", writes.recorder, "values/s",
+        baseline: ("straight into the store, batches of 1000", writes.direct))
+    ])
+    let latency = LatencyBenchmarks(tools: tools, messages: max(1, messages / rounds))
+    var (on, off): ([UInt64], [UInt64]) = ([], [])
+    var (written, dropped) = (0, 0)
+    for round in 1...rounds {
+      say("11. recorder: hop round \(round) of \(rounds), recording and not")
+      let recorded = try benchmark.hop(latency, recording: true)
+      on += recorded.samples
+      written += recorded.written
+      dropped += recorded.dropped
+      off += try benchmark.hop(latency, recording: false).samples
+    }
+    report.add(
+      Self.medianAndP99(
+        "11 recorder", "hop, patchbay-web recording every value", LatencySummary(nanoseconds: on),
+        baseline: ("hop, patchbay-web recording none", LatencySummary(nanoseconds: off))))
+    say("11. recorder: during the recorded hops \(written) values written, \(dropped) dropped from the history")
   }
 
   /// Figure 10: the homekit plugin against a HAP-python bridge, both through aiohomekit. Skipped

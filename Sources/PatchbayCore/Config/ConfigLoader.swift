@@ -73,6 +73,7 @@ public struct ConfigLoader: Sendable {
     var instances: [InstanceSpec] = []
     var routes: [RouteSpec] = []
     var scenes: [SceneSpec] = []
+    var recorder = RecorderSettings()
     for (file, tree) in documents {
       guard case .object(let sections) = tree else { continue }
       for (section, content) in sections {
@@ -119,12 +120,15 @@ public struct ConfigLoader: Sendable {
             }
             if let scene = parseScene(name: name, body, file: file, &diagnostics) { scenes.append(scene) }
           }
+        case "recorder":
+          recorder = RecorderSettings.parse(content, file: file, &diagnostics)
         default:
+          let known = ["hub", "instances", "routes", "scenes", "recorder"]
           diagnostics.append(
             ConfigDiagnostic(
               file: file, key: section,
-              message: "unknown section\(Suggestion.hint(for: section, in: ["hub", "instances", "routes", "scenes"]))"
-                + " (known: hub, instances, routes, scenes)"))
+              message: "unknown section\(Suggestion.hint(for: section, in: known))"
+                + " (known: \(known.joined(separator: ", ")))"))
         }
       }
     }
@@ -137,6 +141,7 @@ public struct ConfigLoader: Sendable {
     diagnostics += SceneLoops.find(routes: routes)
     var config = HubConfig(files: documents.map(\.0), hub: settings, instances: instances, routes: routes)
     config.scenes = scenes
+    config.recorder = recorder
     return (config, diagnostics)
   }
 

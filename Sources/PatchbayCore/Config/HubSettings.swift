@@ -16,6 +16,8 @@ public struct HubConfig: Sendable {
   public var instances: [InstanceSpec]
   public var routes: [RouteSpec]
   public var scenes: [SceneSpec] = []
+  /// The `[recorder]` table (patchbay-web's history).
+  public var recorder = RecorderSettings()
 
   public func instance(named name: String) -> InstanceSpec? { instances.first { $0.name == name } }
 }

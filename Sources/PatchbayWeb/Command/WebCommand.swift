@@ -31,6 +31,12 @@ struct WebCommand: AsyncParsableCommand {
         + "else the source tree it was built from."))
   var pageDirectory: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "The hub's main config file: its [recorder] table and state_directory say what the history keeps, and where.",
+      discussion: "Without the default file the history is off."))
+  var config: String?
+
   @Option(help: "Seconds one live-event stream lasts before the browser reconnects (and catches up).")
   var streamSeconds: Int = 60
 
@@ -69,7 +75,9 @@ struct WebCommand: AsyncParsableCommand {
     var logger = Logger(label: "patchbay-web")
     logger.logLevel = .info
     let hub = HubClient(socket: socket)
-    let live = LiveValues(hub: hub)
+    let history = try HistorySetup.feed(explicitConfig: config, socket: socket, logger: logger)
+    history?.recorder.start()
+    let live = LiveValues(hub: hub, history: history)
     live.start()
     let access = AccessPolicy(token: token, listenHost: address.host, controlSocket: socket, logger: logger)
     let router = Router(context: WebRequestContext.self)
@@ -86,7 +94,8 @@ struct WebCommand: AsyncParsableCommand {
       return source
     }
     defer { signals.forEach { $0.cancel() } }
-    MetricsRoutes(hub: hub).register(on: router)
+    HistoryRoutes(feed: history).register(on: router)
+    MetricsRoutes(hub: hub, history: history).register(on: router)
     let app = Application(
       router: router,
       // Half-open requests (slowloris) are closed: the head must come within the idle time, the

@@ -22,9 +22,14 @@ final class LiveValues: Sendable {
   }
 
   let hub: HubClient
+  /// Given every value as it arrives (not the seeded ones), on the watch thread: the history.
+  let history: HistoryFeed?
   private let state = Mutex(State())
 
-  init(hub: HubClient) { self.hub = hub }
+  init(hub: HubClient, history: HistoryFeed? = nil) {
+    self.hub = hub
+    self.history = history
+  }
 
   /// Follows the hub for the life of the process.
   func start() {
@@ -117,8 +122,11 @@ final class LiveValues: Sendable {
       }
     }
     publish(.hub(up: true))
+    history?.hubConnected()
     try? ControlClient.watch(pattern: "*", socket: hub.socket) { line in
-      if !line.hasPrefix("#") { publish(.value(line)) }
+      guard !line.hasPrefix("#") else { return }
+      history?.observe(line)
+      publish(.value(line))
     }
     return true
   }

@@ -1,4 +1,5 @@
 import PatchbayHub
+import PatchbayRecorder
 import Prometheus
 
 /// The hub's counters in Prometheus' text format, through swift-prometheus. patchbay-web counts
@@ -7,9 +8,21 @@ import Prometheus
 /// as swift-metrics' `MetricsSystem` keeps, would report it forever), and a counter the hub reset
 /// (a restart) shows its new value rather than a sum.
 enum MetricsExposition {
-  static func render(_ status: HubStatus?) -> String {
+  static func render(_ status: HubStatus?, recorder: HistoryRecorder? = nil) -> String {
     let registry = PrometheusCollectorRegistry()
     gauge(registry, "hub", "up", "1 when patchbay-web reaches the hub's control socket.").set(to: status == nil ? 0 : 1)
+    // The recorder is this process's own: counted here, whether or not the hub is up.
+    if let recorder {
+      let counters = recorder.counters
+      counter(registry, "recorder", "written", "Values written into the history since patchbay-web started.")
+        .increment(by: Int64(counters.written))
+      counter(
+        registry, "recorder", "dropped",
+        "Values dropped from the history (its queue full, the disk slow, full or failing); routes are unaffected."
+      ).increment(by: Int64(counters.dropped))
+      gauge(registry, "recorder", "database", unit: "bytes", "Bytes of the history database on disk.")
+        .set(to: Double(recorder.databaseBytes))
+    }
     guard let status else { return registry.emitToString() }
     gauge(registry, "hub", "uptime", unit: "seconds", "Seconds since the hub started.").set(to: status.uptimeSeconds)
     // The hub reads the memory figures itself (this process may not see its /proc entries).

@@ -5,12 +5,14 @@ import PatchbayHub
 /// the scrape itself tells that the hub is unreachable.
 struct MetricsRoutes: Sendable {
   let hub: HubClient
+  /// The recorder's counters, when it runs.
+  let history: HistoryFeed?
 
   func register(on router: Router<WebRequestContext>) {
     router.get("metrics") { _, _ in
       let status = try? await hub.request(ControlRequest(command: .status)).status
       return APIResponse.text(
-        MetricsExposition.render(status), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        MetricsExposition.render(status, recorder: history?.recorder), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
   }
 }
