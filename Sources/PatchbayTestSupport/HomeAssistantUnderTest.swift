@@ -141,6 +141,17 @@ public final class HomeAssistantUnderTest: Sendable {
     try request(["type": "device_automation/trigger/list", "device_id": deviceID]).arrayValue ?? []
   }
 
+  /// Starts a websocket subscription (`["type": "subscribe_trigger", "trigger": ...]`);
+  /// returns its id for `events`.
+  public func subscribe(_ message: [String: Any]) throws -> Int {
+    try send(Self.line(["subscribe": message])).integerValue ?? 0
+  }
+
+  /// The events subscription `id` received so far, oldest first.
+  public func events(_ id: Int) throws -> [JSONValue] {
+    try send(Self.line(["events": id])).arrayValue ?? []
+  }
+
   /// `call_service` on `entityID`, as a dashboard card does.
   public func callService(_ domain: String, _ service: String, entityID: String, data: [String: Any] = [:]) throws {
     try request([

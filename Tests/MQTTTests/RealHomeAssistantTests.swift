@@ -54,6 +54,7 @@ import Testing
     host = "127.0.0.1"
     port = \(port)
     \(extra)
+
     """
   }
 
@@ -63,6 +64,9 @@ import Testing
       $0["platform"]?.stringValue == "mqtt" && ($0["unique_id"]?.stringValue ?? "").hasSuffix("_" + name)
     }
   }
+
+  /// The entity ids of registry entries or states, for messages.
+  static func ids(_ entries: [JSONValue]) -> [String] { entries.compactMap { $0["entity_id"]?.stringValue } }
 
   /// The devices patchbay announced (manufacturer `patchbay`).
   static func patchbayDevices(_ devices: [JSONValue]) -> [JSONValue] {
@@ -91,7 +95,8 @@ import Testing
 
     // The registries: four entities and one device, every entity on it.
     var entities: [JSONValue] = []
-    try ha.eventually("HA's entity registry to have the switch, light, sensor and door; it has: \(entities)") {
+    try ha.eventually("HA's entity registry to have the switch, light, sensor and door; it has: \(Self.ids(entities))")
+    {
       entities = try ha.entities()
       return ["desk_lamp", "ceiling", "temperature", "door"].allSatisfy { Self.entity($0, in: entities) != nil }
     }
@@ -125,6 +130,23 @@ import Testing
       Set(triggers.compactMap { $0["type"]?.stringValue })
         == ["button_short_press", "button_double_press", "button_long_press", "button_short_release"])
     #expect(triggers.allSatisfy { $0["subtype"]?.stringValue == "button_1" })
+    // An automation on the double press fires when the hub's button is double-clicked.
+    let double = try #require(triggers.first { $0["type"]?.stringValue == "button_double_press" })
+    // The trigger as the automation editor saves it (the listing's other keys are not config).
+    let trigger = ["platform", "domain", "device_id", "type", "subtype", "discovery_id"].compactMap { key in
+      double[key].map { (key, $0.foundation) }
+    }
+    let fired = try ha.subscribe([
+      "type": "subscribe_trigger", "trigger": Dictionary(trigger, uniquingKeysWith: { first, _ in first }),
+    ])
+    // HA subscribes to the action topic a moment after the trigger is attached (it batches
+    // subscriptions) and a press is not retained: press until one arrives, as a user would.
+    try ha.eventually("the double-press trigger to fire") {
+      try hub.send("mqtt.ha.bedside.press", "double_click")
+      return try !ha.events(fired).isEmpty
+    }
+    let firing = try #require(try ha.events(fired).first)
+    #expect(firing["variables"]?["trigger"]?["payload"] == .string("double_click"), "\(firing)")
 
     // Hub values to HA's states.
     try hub.send("mqtt.ha.desk_lamp.state", "true")
@@ -138,7 +160,7 @@ import Testing
         if let id = state["entity_id"]?.stringValue { states[id] = state }
       }
     }
-    try ha.eventually("the hub's values in HA's states: \(states)") {
+    try ha.eventually("the hub's values in HA's states: \(states.mapValues { $0["state"]?.stringValue ?? "?" })") {
       try refresh()
       return states[lampID]?["state"] == .string("on") && states[ceilingID]?["state"] == .string("on")
         && states[temperatureID]?["state"] == .string("21.5") && states[doorID]?["state"] == .string("on")
@@ -209,8 +231,10 @@ import Testing
     try cellar?.waitConnected()
     var devices: [JSONValue] = []
     var lamps: [JSONValue] = []
-    try ha.eventually("two patchbay devices, each with its desk lamp; devices: \(devices); lamps: \(lamps)", within: 90)
-    {
+    try ha.eventually(
+      "two patchbay devices, each with its desk lamp; devices: \(devices.compactMap { $0["name"]?.stringValue }); lamps: \(Self.ids(lamps))",
+      within: 90
+    ) {
       devices = Self.patchbayDevices(try ha.devices())
       lamps = try ha.entities().filter {
         $0["platform"]?.stringValue == "mqtt" && ($0["unique_id"]?.stringValue ?? "").hasSuffix("_desk_lamp")
@@ -253,7 +277,7 @@ import Testing
     // Without the table.
     try Self.reload(hub) { $0.replacingOccurrences(of: Self.entities(), with: "") }
     var left: [JSONValue] = []
-    try ha.eventually("no mqtt entity left after the table went; left: \(left)") {
+    try ha.eventually("no mqtt entity left after the table went; left: \(Self.ids(left))") {
       left = try announced()
       return left.isEmpty
     }
@@ -266,7 +290,7 @@ import Testing
       // Keep the [hub] table only.
       String(text[..<(text.range(of: "[instances.mqtt]")?.lowerBound ?? text.endIndex)])
     }
-    try ha.eventually("no mqtt entity left after the instance went; left: \(left)") {
+    try ha.eventually("no mqtt entity left after the instance went; left: \(Self.ids(left))") {
       left = try announced()
       return left.isEmpty
     }

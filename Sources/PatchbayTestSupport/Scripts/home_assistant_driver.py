@@ -8,6 +8,9 @@ Each stdin line is a JSON command; each answer is one JSON line {"ok": ...} or
                                           opens the websocket; answers the user id
   {"mqtt": {"broker": H, "port": P}}      adds the MQTT integration (config flow over REST)
   {"ws": {...}}                           one websocket command (id added); answers its result
+  {"subscribe": {...}}                    a websocket subscription (subscribe_trigger, ...);
+                                          answers its id, under which its events are kept
+  {"events": ID}                          the events of subscription ID so far
 
 Usage: home_assistant_driver.py BASE_URL   (http://127.0.0.1:PORT)
 """
@@ -38,6 +41,9 @@ class Driver:
         self.token = None
         self.socket = None
         self.next_id = 1
+        self.pending = {}  # message id -> future of its result
+        self.events = {}  # subscription id -> its events, oldest first
+        self.reader = None
 
     async def onboard(self):
         # HA logs "initialized" just before its HTTP server listens: wait for the server.
@@ -81,6 +87,7 @@ class Driver:
         answer = await self.socket.receive_json()
         if answer.get("type") != "auth_ok":
             raise Failure("websocket", f"authentication refused: {answer}")
+        self.reader = asyncio.create_task(self.read())
         user = await self.ws({"type": "auth/current_user"})
         return user["id"]
 
@@ -107,21 +114,39 @@ class Driver:
             step = await self.rest("POST", "/api/config/config_entries/flow/" + step["flow_id"], data)
         raise Failure("mqtt", f"config flow did not finish: {step}")
 
-    async def ws(self, message):
+    async def read(self):
+        """Results to their waiting command, events to their subscription."""
+        async for frame in self.socket:
+            if frame.type != aiohttp.WSMsgType.TEXT:
+                continue
+            data = json.loads(frame.data)
+            for message in data if isinstance(data, list) else [data]:
+                if message.get("type") == "event":
+                    self.events.setdefault(message.get("id"), []).append(message.get("event"))
+                elif message.get("type") == "result":
+                    future = self.pending.pop(message.get("id"), None)
+                    if future is not None and not future.done():
+                        future.set_result(message)
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(Failure("websocket", "Home Assistant closed the websocket"))
+
+    async def ws(self, message, subscribe=False):
         if self.socket is None:
             raise Failure("websocket", "not connected (onboard first)")
         message = dict(message)
         message["id"] = self.next_id
         self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[message["id"]] = future
+        if subscribe:
+            self.events[message["id"]] = []
         await self.socket.send_json(message)
-        while True:
-            answer = await self.socket.receive_json()
-            if answer.get("id") != message["id"] or answer.get("type") != "result":
-                continue  # an event of an earlier subscription
-            if not answer.get("success"):
-                error = answer.get("error") or {}
-                raise Failure(error.get("code", "failed"), error.get("message", json.dumps(answer)))
-            return answer.get("result")
+        answer = await asyncio.wait_for(future, 120)
+        if not answer.get("success"):
+            error = answer.get("error") or {}
+            raise Failure(error.get("code", "failed"), error.get("message", json.dumps(answer)))
+        return message["id"] if subscribe else answer.get("result")
 
 
 async def main():
@@ -142,6 +167,10 @@ async def main():
                     result = await driver.mqtt(command["mqtt"]["broker"], command["mqtt"]["port"])
                 elif "ws" in command:
                     result = await driver.ws(command["ws"])
+                elif "subscribe" in command:
+                    result = await driver.ws(command["subscribe"], subscribe=True)
+                elif "events" in command:
+                    result = driver.events.get(command["events"], [])
                 else:
                     raise Failure("usage", f"unknown command {command}")
                 say({"ok": result})
