@@ -106,12 +106,19 @@ import Testing
   /// A mistake in [recorder] stops patchbay-web with the file and the key.
   @Test func aRecorderMistakeNamesFileAndKey() throws {
     let harness = try WebHarness()
-    try harness.startHub(extra: "[recorder]\nretention_day = 7\n")
+    try harness.startHub()
+    // The hub refuses the same mistake at its start, so it is made once the hub runs.
+    try harness.directory.write(
+      "patchbay.toml",
+      WebHarness.config(directory: harness.directory.path, socket: harness.socketPath, record: harness.recordPath)
+        + "\n[recorder]\nretention_day = 7\n")
     let run = try runProgram(
       BuildProducts.executable("patchbay-web"),
       ["--listen", "127.0.0.1:0", "--socket", harness.socketPath, "--config", harness.configPath], within: 60)
     #expect(run.status != 0)
-    #expect(run.output.contains("patchbay.toml: recorder.retention_day: unknown key (did you mean 'retention_days'?)"), "\(run.output)")
+    #expect(
+      run.output.contains("patchbay.toml: recorder.retention_day: unknown key (did you mean 'retention_days'?)"),
+      "\(run.output)")
     let check = try runProgram(Self.patchbay, ["check", "--config", harness.configPath], within: 60)
     #expect(check.status != 0)
     #expect(check.output.contains("recorder.retention_day"), "\(check.output)")
@@ -169,10 +176,18 @@ import Testing
       ], within: 300)
     #expect(loop.status == 0, "\(loop.output.suffix(500))")
     // Every note went along the route, in order.
-    try eventually("every note delivered", within: 120) {
-      let delivered = ((try? String(contentsOfFile: writerRecord, encoding: .utf8)) ?? "")
-        .split(separator: "\n").filter { $0.contains(#""port":"note_copy""#) && $0.contains(#""n"#) }
-      return delivered.count == count
+    var seen = 0
+    do {
+      try eventually("every note delivered", within: 120) {
+        let delivered = ((try? String(contentsOfFile: writerRecord, encoding: .utf8)) ?? "")
+          .split(separator: "\n").filter { $0.contains(#""port":"note_copy""#) && $0.contains(#""value":"n"#) }
+        seen = delivered.count
+        return seen == count
+      }
+    } catch {
+      let record = (try? String(contentsOfFile: writerRecord, encoding: .utf8)) ?? ""
+      Issue.record("\(seen) of \(count) notes on note_copy; record ends: \(record.suffix(600))")
+      throw error
     }
     let delivered = try String(contentsOfFile: writerRecord, encoding: .utf8).split(separator: "\n")
       .filter { $0.contains(#""port":"note_copy""#) && $0.contains(#""value":"n"#) }
@@ -188,7 +203,9 @@ import Testing
     }
     let answer = try HTTPCall.get(harness.base + "/api/history?port=writer.note.out&since=3600").object
     let kept = (answer["points"] as? [[String: Any]] ?? []).count
-    print("full disk: \(count) notes routed, \(dropped) dropped from the history, \(kept) kept (\(before) before the disk filled)")
+    print(
+      "full disk: \(count) notes routed, \(dropped) dropped from the history, \(kept) kept (\(before) before the disk filled)"
+    )
     #expect(answer["dropped"] as? Int == dropped)
     #expect(kept >= before && kept < count + before)
     try harness.web!.waitForLine(containing: "values are dropped from the history", within: 30)

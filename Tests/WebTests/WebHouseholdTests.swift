@@ -56,11 +56,12 @@ import Testing
   }
 
   /// Values sent through a real hub show on a sensor tile's sparkline, read from the recorder's
-  /// GET /api/history. Needs the history recorder: fails where patchbay-web has none (404).
+  /// GET /api/history.
   @Test func sensorSparklineHasTheValuesSentThroughTheHub() throws {
     let harness = try WebHarness()
     try harness.startHub()
-    try harness.startWeb()
+    // The recorder finds the hub's state directory and [recorder] table through the config.
+    try harness.startWeb(extra: ["--config", harness.configPath])
     let result = try runProgram(
       WebBrowserTests.python,
       [
