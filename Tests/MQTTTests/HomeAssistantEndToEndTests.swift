@@ -161,6 +161,59 @@ import Testing
     #expect(!after.messages.contains { $0.topic.contains("door") })
   }
 
+  /// What the retained topics under Home Assistant's prefix and the hub's HA state topics are,
+  /// read by a fresh subscriber: a retained marker published last shows it has them all.
+  func retainedHomeAssistantTopics(_ broker: MosquittoBroker) throws -> [String] {
+    try broker.publish("zz/marker", "1", retain: true)
+    let fresh = try broker.subscribe(["#"])
+    try eventually("the retained marker; seen: \(fresh.messages)") {
+      fresh.messages.contains { $0.topic == "zz/marker" }
+    }
+    return fresh.messages.filter {
+      $0.retained && ($0.topic.hasPrefix("homeassistant/") || $0.topic.hasPrefix("patchbay/test/ha/"))
+    }
+    .map(\.topic)
+  }
+
+  /// An entity removed, then the whole `[home_assistant]` table removed: after each restart no
+  /// retained config or state topic of what is gone is left on the broker (HA would keep the
+  /// entities forever otherwise).
+  @Test func whatIsRemovedLeavesNothingRetained() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    var hub: MQTTHub? = try MQTTHub(directory: directory, mqtt: config(port: broker.port))
+    try hub?.waitConnected()
+    for (port, value) in [("desk_lamp", "true"), ("temperature", "21.5"), ("door", "true")] {
+      try hub?.send("mqtt.ha.\(port).state", value)
+    }
+    try eventually("8 configs and 3 states retained", within: 60, pollEvery: 1) {
+      let topics = try retainedHomeAssistantTopics(broker)
+      return topics.count == 11 && topics.contains("patchbay/test/ha/door/state")
+    }
+
+    try hub?.process.terminate(within: 60)
+    hub = nil
+    hub = try MQTTHub(directory: directory, mqtt: config(port: broker.port, withDoor: false))
+    try hub?.process.waitForLine(containing: "cleared 2 retained topics that are no longer configured", within: 60)
+    try eventually("the door's config and state gone", within: 60, pollEvery: 1) {
+      let topics = try retainedHomeAssistantTopics(broker)
+      return topics.count == 9 && !topics.contains { $0.contains("door") }
+    }
+
+    try hub?.process.terminate(within: 60)
+    hub = nil
+    hub = try MQTTHub(
+      directory: directory,
+      mqtt: """
+        host = "127.0.0.1"
+        port = \(broker.port)
+        base_topic = "patchbay/test"
+        """)
+    try hub?.process.waitForLine(containing: "cleared 10 retained topics that are no longer configured", within: 60)
+    try eventually("nothing of Home Assistant retained", within: 60, pollEvery: 1) {
+      try retainedHomeAssistantTopics(broker).isEmpty
+    }
+  }
+
   /// Bad commands from HA: each refused with a reason a person can read (JSON text, not Swift
   /// debug dumps), a payload that is not UTF-8 says so, and values out of range are refused
   /// like out-of-range device reports instead of being clamped. One light per bad command:

@@ -144,9 +144,8 @@ final class MQTTPlugin: PatchbayPlugin {
       zigbeeLightGets: config.zigbee2mqtt.filter { $0.kind == .light }.map {
         $0.getTopic(base: config.zigbee2mqttBaseTopic)
       },
-      announcer: discovery.map {
-        DiscoveryAnnouncer(discovery: $0, stateDirectory: context.stateDirectory, context: context)
-      },
+      // Also without [home_assistant]: what an earlier config announced is cleared.
+      announcer: DiscoveryAnnouncer(discovery: discovery, stateDirectory: context.stateDirectory, context: context),
       peer: "\(broker.host):\(broker.port) as \(options.clientID) (MQTT \(broker.protocolVersion.rawValue))",
       maxPayloadBytes: broker.maxPayloadBytes)
     let client = try MosquittoClient(

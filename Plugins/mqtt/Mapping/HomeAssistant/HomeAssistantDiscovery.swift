@@ -71,6 +71,11 @@ public struct HomeAssistantDiscovery: Sendable {
     ]
   }
 
+  /// The state topics the hub publishes retained (everything but a button's actions).
+  public func retainedStateTopics() -> [String] {
+    settings.entities.filter { $0.component != .button }.map(stateTopic)
+  }
+
   /// Every discovery config message, retained by the broker.
   public func announcements() -> [Announcement] {
     settings.entities.flatMap(announcements(for:))
