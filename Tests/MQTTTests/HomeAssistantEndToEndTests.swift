@@ -52,6 +52,8 @@ import Testing
     let ha = try broker.subscribe(["homeassistant/#", "patchbay/test/#"])
     var hub: MQTTHub? = try MQTTHub(directory: directory, mqtt: config(port: broker.port))
     try hub?.waitConnected()
+    let hubID = try HomeAssistantHubIdentityTests.hubID(of: directory)
+    let node = "patchbay_\(hubID)_mqtt"
     let prefix = "homeassistant"
     func announced(_ topic: String) -> JSONValue? {
       ha.messages.last { $0.topic == "\(prefix)/\(topic)/config" }.flatMap { JSONValue.parse($0.payload) }
@@ -61,14 +63,14 @@ import Testing
     }
     // Keys in sorted order: that is how JSONValue.parse gives them.
     let device: JSONValue = .object([
-      ("identifiers", .array([.string("patchbay_mqtt")])), ("manufacturer", .string("patchbay")),
+      ("identifiers", .array([.string(node)])), ("manufacturer", .string("patchbay")),
       ("model", .string("mqtt plugin")), ("name", .string("Test hub")),
       ("sw_version", .string(PatchbayVersion.current)),
     ])
 
-    let lamp = try #require(announced("switch/patchbay_mqtt/desk_lamp"))
+    let lamp = try #require(announced("switch/\(node)/desk_lamp"))
     #expect(lamp["name"] == .string("Desk lamp"))
-    #expect(lamp["unique_id"] == .string("patchbay_mqtt_desk_lamp"))
+    #expect(lamp["unique_id"] == .string("\(node)_desk_lamp"))
     #expect(lamp["state_topic"] == .string("patchbay/test/ha/desk_lamp/state"))
     #expect(lamp["command_topic"] == .string("patchbay/test/ha/desk_lamp/set"))
     #expect(lamp["payload_on"] == .string("ON") && lamp["payload_off"] == .string("OFF"))
@@ -76,9 +78,9 @@ import Testing
     #expect(lamp["payload_available"] == .string("online") && lamp["payload_not_available"] == .string("offline"))
     #expect(lamp["device"] == device)
 
-    let light = try #require(announced("light/patchbay_mqtt/ceiling"))
+    let light = try #require(announced("light/\(node)/ceiling"))
     #expect(light["schema"] == .string("json"))
-    #expect(light["unique_id"] == .string("patchbay_mqtt_ceiling"))
+    #expect(light["unique_id"] == .string("\(node)_ceiling"))
     #expect(light["name"] == .string("ceiling"))
     #expect(light["command_topic"] == .string("patchbay/test/ha/ceiling/set"))
     #expect(light["brightness"] == .bool(true) && light["brightness_scale"] == .integer(100))
@@ -86,16 +88,16 @@ import Testing
     #expect(light["color_mode"] == .bool(true))
     #expect(light["device"] == device)
 
-    let sensor = try #require(announced("sensor/patchbay_mqtt/temperature"))
+    let sensor = try #require(announced("sensor/\(node)/temperature"))
     #expect(sensor["device_class"] == .string("temperature"))
     #expect(sensor["unit_of_measurement"] == .string("°C"))
     #expect(sensor["state_topic"] == .string("patchbay/test/ha/temperature/state"))
     #expect(sensor["command_topic"] == nil)
 
-    let door = try #require(announced("binary_sensor/patchbay_mqtt/door"))
+    let door = try #require(announced("binary_sensor/\(node)/door"))
     #expect(door["device_class"] == .string("door") && door["payload_on"] == .string("ON"))
 
-    let press = try #require(announced("device_automation/patchbay_mqtt/bedside_click"))
+    let press = try #require(announced("device_automation/\(node)/bedside_click"))
     #expect(press["automation_type"] == .string("trigger"))
     #expect(press["topic"] == .string("patchbay/test/ha/bedside/action"))
     #expect(press["payload"] == .string("click"))
@@ -103,8 +105,8 @@ import Testing
     #expect(press["subtype"] == .string("button_1"))
     #expect(press["device"] == device)
     #expect(
-      announced("device_automation/patchbay_mqtt/bedside_double_click")?["type"] == .string("button_double_press"))
-    #expect(announced("device_automation/patchbay_mqtt/bedside_hold")?["type"] == .string("button_long_press"))
+      announced("device_automation/\(node)/bedside_double_click")?["type"] == .string("button_double_press"))
+    #expect(announced("device_automation/\(node)/bedside_hold")?["type"] == .string("button_long_press"))
     // Retained: a late subscriber (HA starting later) gets them all.
     let late = try broker.subscribe(["homeassistant/#"])
     try eventually("retained configs; seen: \(late.messages)") {
@@ -152,11 +154,64 @@ import Testing
     hub = nil
     hub = try MQTTHub(directory: directory, mqtt: self.config(port: broker.port, withDoor: false))
     try eventually("door config removed; seen: \(ha.messages.suffix(12))") {
-      ha.messages.last { $0.topic == "homeassistant/binary_sensor/patchbay_mqtt/door/config" }?.payload == ""
+      ha.messages.last { $0.topic == "homeassistant/binary_sensor/\(node)/door/config" }?.payload == ""
     }
     let after = try broker.subscribe(["homeassistant/#"])
     try eventually("7 retained configs left; seen: \(after.messages)") { after.messages.count == 7 }
     #expect(!after.messages.contains { $0.topic.contains("door") })
+  }
+
+  /// What the retained topics under Home Assistant's prefix and the hub's HA state topics are,
+  /// read by a fresh subscriber: a retained marker published last shows it has them all.
+  func retainedHomeAssistantTopics(_ broker: MosquittoBroker) throws -> [String] {
+    try broker.publish("zz/marker", "1", retain: true)
+    let fresh = try broker.subscribe(["#"])
+    try eventually("the retained marker; seen: \(fresh.messages)") {
+      fresh.messages.contains { $0.topic == "zz/marker" }
+    }
+    return fresh.messages.filter {
+      $0.retained && ($0.topic.hasPrefix("homeassistant/") || $0.topic.hasPrefix("patchbay/test/ha/"))
+    }
+    .map(\.topic)
+  }
+
+  /// An entity removed, then the whole `[home_assistant]` table removed: after each restart no
+  /// retained config or state topic of what is gone is left on the broker (HA would keep the
+  /// entities forever otherwise).
+  @Test func whatIsRemovedLeavesNothingRetained() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    var hub: MQTTHub? = try MQTTHub(directory: directory, mqtt: config(port: broker.port))
+    try hub?.waitConnected()
+    for (port, value) in [("desk_lamp", "true"), ("temperature", "21.5"), ("door", "true")] {
+      try hub?.send("mqtt.ha.\(port).state", value)
+    }
+    try eventually("8 configs and 3 states retained", within: 60, pollEvery: 1) {
+      let topics = try retainedHomeAssistantTopics(broker)
+      return topics.count == 11 && topics.contains("patchbay/test/ha/door/state")
+    }
+
+    try hub?.process.terminate(within: 60)
+    hub = nil
+    hub = try MQTTHub(directory: directory, mqtt: config(port: broker.port, withDoor: false))
+    try hub?.process.waitForLine(containing: "cleared 2 retained topics that are no longer configured", within: 60)
+    try eventually("the door's config and state gone", within: 60, pollEvery: 1) {
+      let topics = try retainedHomeAssistantTopics(broker)
+      return topics.count == 9 && !topics.contains { $0.contains("door") }
+    }
+
+    try hub?.process.terminate(within: 60)
+    hub = nil
+    hub = try MQTTHub(
+      directory: directory,
+      mqtt: """
+        host = "127.0.0.1"
+        port = \(broker.port)
+        base_topic = "patchbay/test"
+        """)
+    try hub?.process.waitForLine(containing: "cleared 10 retained topics that are no longer configured", within: 60)
+    try eventually("nothing of Home Assistant retained", within: 60, pollEvery: 1) {
+      try retainedHomeAssistantTopics(broker).isEmpty
+    }
   }
 
   /// Bad commands from HA: each refused with a reason a person can read (JSON text, not Swift

@@ -10,7 +10,8 @@ struct HomeAssistantSchemaTests {
   static func discovery(_ entities: String) throws -> HomeAssistantDiscovery {
     let config = try MQTTConfig(json: #"{"host":"h","home_assistant":{"entities":\#(entities)}}"#)
     let settings = try #require(config.homeAssistant)
-    return HomeAssistantDiscovery(settings: settings, instance: "mqtt", baseTopic: "patchbay/mqtt", version: "9.9")
+    return HomeAssistantDiscovery(
+      settings: settings, instance: "mqtt", hubID: "ab12cd34", baseTopic: "patchbay/mqtt", version: "9.9")
   }
 
   static func members(_ value: JSONValue) -> [String: JSONValue] {
@@ -25,10 +26,10 @@ struct HomeAssistantSchemaTests {
   @Test func theLightTakesEveryReleaseSince2023() throws {
     let announcements = try Self.discovery(#"[{"name":"ceiling","title":"Ceiling","component":"light"}]"#)
       .announcements()
-    #expect(announcements.map(\.topic) == ["homeassistant/light/patchbay_mqtt/ceiling/config"])
+    #expect(announcements.map(\.topic) == ["homeassistant/light/patchbay_ab12cd34_mqtt/ceiling/config"])
     let light = Self.members(try #require(announcements.first).payload)
     let expected: [String: JSONValue] = [
-      "name": .string("Ceiling"), "unique_id": .string("patchbay_mqtt_ceiling"),
+      "name": .string("Ceiling"), "unique_id": .string("patchbay_ab12cd34_mqtt_ceiling"),
       "object_id": .string("patchbay_mqtt_ceiling"), "state_topic": .string("patchbay/mqtt/ha/ceiling/state"),
       "command_topic": .string("patchbay/mqtt/ha/ceiling/set"), "schema": .string("json"),
       "brightness": .bool(true), "brightness_scale": .integer(100), "color_mode": .bool(true),
@@ -41,7 +42,7 @@ struct HomeAssistantSchemaTests {
     // The inclusion group of HA before 2024.4: both or neither.
     #expect((light["color_mode"] == nil) == (light["supported_color_modes"] == nil))
     for legacy in ["hs", "color_temp", "rgb", "xy", "white_value"] { #expect(light[legacy] == nil, "\(legacy)") }
-    #expect(Self.members(light["device"] ?? .null)["identifiers"] == .array([.string("patchbay_mqtt")]))
+    #expect(Self.members(light["device"] ?? .null)["identifiers"] == .array([.string("patchbay_ab12cd34_mqtt")]))
   }
 
   @Test func theSwitchSensorAndBinarySensorFields() throws {

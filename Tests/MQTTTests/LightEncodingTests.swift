@@ -23,7 +23,7 @@ struct LightEncodingTests {
       json: #"{"host":"h","home_assistant":{"entities":[{"name":"desk","component":"light"}]}}"#)
     let settings = try #require(config.homeAssistant)
     let discovery = HomeAssistantDiscovery(
-      settings: settings, instance: "mqtt", baseTopic: "patchbay/mqtt", version: "1")
+      settings: settings, instance: "mqtt", hubID: "ab12cd34", baseTopic: "patchbay/mqtt", version: "1")
     let entity = settings.entities[0]
     for number in Self.extremes {
       let state = discovery.statePublish(

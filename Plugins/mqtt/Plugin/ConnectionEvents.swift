@@ -72,7 +72,7 @@ final class ConnectionEvents: Sendable {
     case .oversized(let size):
       warnings.warning(topic: topic, "payload of \(size) bytes is above max_payload_bytes (\(maxPayloadBytes))")
     case .bytes(let bytes):
-      if let announcer, topic == announcer.discovery.birthTopic {
+      if let announcer, topic == announcer.discovery?.birthTopic {
         // Home Assistant (re)started: it asks for every discovery config again.
         if bytes == Array("online".utf8) { announcer.announce(via: client) }
         return

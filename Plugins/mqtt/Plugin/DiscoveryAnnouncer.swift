@@ -2,33 +2,35 @@ import Foundation
 import MQTTMapping
 import PatchbayPluginKit
 
-/// Publishes the Home Assistant discovery configs (retained) and removes those of entities
-/// that are gone: the topics announced last time are kept in the instance's state directory,
-/// and each one no longer announced gets an empty retained payload.
+/// Publishes the Home Assistant discovery configs (retained) and removes what is no longer
+/// configured: the retained topics announced last time (configs and state topics) are kept in
+/// the instance's state directory, and each one no longer wanted gets an empty retained
+/// payload, which removes the entity from HA and the value from the broker. Without
+/// `[home_assistant]` (`discovery` nil) it only clears what an earlier config announced.
 struct DiscoveryAnnouncer: Sendable {
-  let discovery: HomeAssistantDiscovery
+  let discovery: HomeAssistantDiscovery?
   let stateDirectory: String
   let context: PluginContext
 
   var recordPath: String { stateDirectory + "/home-assistant-announced.json" }
 
   func announce(via client: MosquittoClient) {
-    let announcements = discovery.announcements()
-    let current = announcements.map(\.topic)
+    let announcements = discovery?.announcements() ?? []
+    let wanted = announcements.map(\.topic) + (discovery?.retainedStateTopics() ?? [])
     let previous = readRecord()
-    for topic in previous where !current.contains(topic) {
-      client.publish(topic: topic, payload: [], qos: 1, retain: true)
-    }
+    let removed = previous.filter { !wanted.contains($0) }
+    guard discovery != nil || !removed.isEmpty else { return }
+    for topic in removed { client.publish(topic: topic, payload: [], qos: 1, retain: true) }
     for announcement in announcements {
       client.publish(
         topic: announcement.topic, payload: Array(announcement.payload.description.utf8), qos: 1, retain: true)
     }
-    let removed = previous.filter { !current.contains($0) }.count
+    let prefix = discovery.map { " under \($0.settings.discoveryPrefix)/" } ?? ""
     context.log(
       .info,
-      "announced \(announcements.count) Home Assistant discovery configs under \(discovery.settings.discoveryPrefix)/"
-        + (removed > 0 ? "; removed \(removed) that are no longer configured" : ""))
-    writeRecord(current)
+      "announced \(announcements.count) Home Assistant discovery configs\(prefix)"
+        + (removed.isEmpty ? "" : "; cleared \(removed.count) retained topics that are no longer configured"))
+    writeRecord(wanted)
   }
 
   func readRecord() -> [String] {

@@ -16,6 +16,9 @@ final class MQTTPlugin: PatchbayPlugin {
   let context: PluginContext
   let config: MQTTConfig
   let connectedPort: OutputPort
+  /// The hub's kept id (HubIdentity), shown by `patchbay status` through `hubIDPort`.
+  let hubID: String
+  let hubIDPort: OutputPort
   let inputs: [UInt32: InputTarget]
   let router: MessageRouter
   let statusTopic: String
@@ -30,10 +33,15 @@ final class MQTTPlugin: PatchbayPlugin {
   init(context: PluginContext) throws {
     self.context = context
     config = try MQTTConfig(json: context.configJSON)
-    statusTopic = TopicFilter.join(config.broker.baseTopic(instance: context.instanceName), "status")
+    hubID = try HubIdentity.loadOrCreate(in: context.stateDirectory)
+    let baseTopic = config.broker.baseTopic(instance: context.instanceName, hubID: hubID)
+    statusTopic = TopicFilter.join(baseTopic, "status")
     connectedPort = try context.addOutput(
       "connected", .bool, kind: .state, description: "true while the broker has accepted the connection",
       shownInStatus: .peer)
+    hubIDPort = try context.addOutput(
+      "hub_id", .text, kind: .state, description: "this hub's id in Home Assistant ids, client id and topics",
+      shownInStatus: .shown)
     var inputs: [UInt32: InputTarget] = [:]
     var router = MessageRouter()
     for mapping in config.topics {
@@ -79,8 +87,8 @@ final class MQTTPlugin: PatchbayPlugin {
     }
     if let settings = config.homeAssistant {
       let discovery = HomeAssistantDiscovery(
-        settings: settings, instance: context.instanceName,
-        baseTopic: config.broker.baseTopic(instance: context.instanceName), version: MQTTPlugin.version)
+        settings: settings, instance: context.instanceName, hubID: hubID, baseTopic: baseTopic,
+        version: MQTTPlugin.version)
       for entity in settings.entities {
         let input = try context.addInput(
           entity.statePort, entity.stateType, kind: entity.component == .button ? .event : .state,
@@ -123,7 +131,8 @@ final class MQTTPlugin: PatchbayPlugin {
     let password = try broker.passwordFile.map(PasswordFile.read)
     let options = MosquittoClient.Options(
       host: broker.host, port: broker.port, keepaliveSeconds: broker.keepaliveSeconds,
-      clientID: broker.clientID(instance: context.instanceName, hub: config.hubName), cleanSession: broker.cleanSession,
+      clientID: broker.clientID(instance: context.instanceName, hub: config.hubName, hubID: hubID),
+      cleanSession: broker.cleanSession,
       protocolVersion: broker.protocolVersion, username: broker.username, password: password, tls: broker.tls,
       will: (statusTopic, Array("offline".utf8)), retryInitialSeconds: broker.retryInitialSeconds,
       retryMaxSeconds: broker.retryMaxSeconds)
@@ -135,9 +144,8 @@ final class MQTTPlugin: PatchbayPlugin {
       zigbeeLightGets: config.zigbee2mqtt.filter { $0.kind == .light }.map {
         $0.getTopic(base: config.zigbee2mqttBaseTopic)
       },
-      announcer: discovery.map {
-        DiscoveryAnnouncer(discovery: $0, stateDirectory: context.stateDirectory, context: context)
-      },
+      // Also without [home_assistant]: what an earlier config announced is cleared.
+      announcer: DiscoveryAnnouncer(discovery: discovery, stateDirectory: context.stateDirectory, context: context),
       peer: "\(broker.host):\(broker.port) as \(options.clientID) (MQTT \(broker.protocolVersion.rawValue))",
       maxPayloadBytes: broker.maxPayloadBytes)
     let client = try MosquittoClient(
@@ -145,6 +153,7 @@ final class MQTTPlugin: PatchbayPlugin {
     self.client = client
     self.outbox = outbox
     context.publish(.bool(false), on: connectedPort)
+    context.publish(.text(hubID), on: hubIDPort)
     context.log(
       .info,
       "connecting to \(broker.host):\(broker.port)\(broker.tls == nil ? "" : " (TLS)"); \(router.subscriptions.count) subscriptions, \(inputs.count) publishing ports"

@@ -48,11 +48,15 @@ public struct BrokerSettings: Sendable, Equatable {
 
   public init() {}
 
-  /// The client id and base topic for an instance, with their defaults filled in.
-  public func clientID(instance: String, hub: String? = nil) -> String {
-    clientID ?? (hub.map { "patchbay-\($0)-\(instance)" } ?? "patchbay-\(instance)")
+  /// The client id and base topic for an instance, with their defaults filled in. The
+  /// defaults carry the hub (`hub_name`, else the kept hub id): two hubs whose instances share
+  /// a name must not take each other's connection or status topic on one broker.
+  public func clientID(instance: String, hub: String? = nil, hubID: String? = nil) -> String {
+    clientID ?? "patchbay-" + [hub ?? hubID, instance].compactMap { $0 }.joined(separator: "-")
   }
-  public func baseTopic(instance: String) -> String { baseTopic ?? "patchbay/\(instance)" }
+  public func baseTopic(instance: String, hubID: String? = nil) -> String {
+    baseTopic ?? "patchbay/" + [hubID, instance].compactMap { $0 }.joined(separator: "/")
+  }
 }
 
 extension BrokerSettings.TLS: Decodable {

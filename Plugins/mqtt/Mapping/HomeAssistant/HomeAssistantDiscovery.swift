@@ -10,23 +10,32 @@ public struct HomeAssistantDiscovery: Sendable {
 
   public let settings: HomeAssistantSettings
   public let instance: String
+  /// The hub's kept id (HubIdentity): part of everything global in HA.
+  public let hubID: String
   public let baseTopic: String
   public let statusTopic: String
   public let version: String
 
-  public init(settings: HomeAssistantSettings, instance: String, baseTopic: String, version: String) {
+  public init(settings: HomeAssistantSettings, instance: String, hubID: String, baseTopic: String, version: String) {
     self.settings = settings
     self.instance = instance
+    self.hubID = hubID
     self.baseTopic = baseTopic
     self.statusTopic = TopicFilter.join(baseTopic, "status")
     self.version = version
   }
 
-  /// The node id in discovery topics and the device identifier: `patchbay_INSTANCE`.
-  public var nodeID: String {
-    "patchbay_"
-      + String(
-        instance.unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" })
+  /// The node id in discovery topics, the device identifier and the prefix of unique ids:
+  /// `patchbay_HUBID_INSTANCE`, so two hubs never merge into one HA device.
+  public var nodeID: String { "patchbay_\(hubID)_\(instanceLevel)" }
+
+  /// The object id (HA's suggested entity id) stays `patchbay_INSTANCE_NAME` as before hub ids:
+  /// a single hub's entity ids (what automations name) survive the change of unique_id; a
+  /// second hub's entities get HA's `_2` suffix.
+  public func objectID(_ entity: HomeAssistantEntity) -> String { "patchbay_\(instanceLevel)_\(entity.name)" }
+
+  var instanceLevel: String {
+    String(instance.unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" })
   }
 
   /// Where HA announces itself; `online` there asks for every discovery config again.
@@ -62,6 +71,11 @@ public struct HomeAssistantDiscovery: Sendable {
     ]
   }
 
+  /// The state topics the hub publishes retained (everything but a button's actions).
+  public func retainedStateTopics() -> [String] {
+    settings.entities.filter { $0.component != .button }.map(stateTopic)
+  }
+
   /// Every discovery config message, retained by the broker.
   public func announcements() -> [Announcement] {
     settings.entities.flatMap(announcements(for:))
@@ -83,7 +97,7 @@ public struct HomeAssistantDiscovery: Sendable {
     }
     var members: [(String, JSONValue)] = [
       ("name", .string(entity.title)), ("unique_id", .string("\(nodeID)_\(entity.name)")),
-      ("object_id", .string("\(nodeID)_\(entity.name)")), ("state_topic", .string(stateTopic(entity))),
+      ("object_id", .string(objectID(entity))), ("state_topic", .string(stateTopic(entity))),
     ]
     switch entity.component {
     case .switch:
