@@ -298,6 +298,17 @@ let package = Package(
     .target(
       name: "HomeKitPluginEntry", dependencies: ["HomeKitPlugin"], path: "Plugins/homekit/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
+    // A HomeKit controller: pairs with accessories a house already has and makes their services
+    // ports. The pairing store (controller.json, the cached /accessories) is shared with its tool.
+    .target(
+      name: "HomeKitControllerPlugin",
+      dependencies: [
+        "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Plugins/homekit-controller/Plugin", swiftSettings: strict),
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
       name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
@@ -467,6 +478,14 @@ let package = Package(
     // The homekit bridge plugin: config, accessory database, stable ids, identity store, values.
     .testTarget(
       name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
+      swiftSettings: strict),
+    // The homekit-controller plugin and its tool against HAP-python (PyPI) and patchbay's own bridge.
+    .testTarget(
+      name: "HomeKitControllerTests",
+      dependencies: [
+        "HomeKitControllerPlugin", "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues", "PatchbayTestSupport",
+        "ChildProcesses", .product(name: "NIOPosix", package: "swift-nio"),
+      ],
       swiftSettings: strict),
     // Advertising through a real avahi-daemon on a D-Bus system bus of the test's own.
     .testTarget(

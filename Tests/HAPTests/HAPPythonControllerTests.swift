@@ -10,7 +10,7 @@ import Testing
   static let code = HAPSetupCode("518-08-582")!
 
   @Test func pairReadWriteEventsAndARemovedPairing() async throws {
-    let accessory = try await HAPPythonAccessory.start(code: Self.code)
+    let accessory = try await HAPPythonAccessory.start(code: Self.code.description)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let controller = HAPController(identity: .generate(), group: group)
 

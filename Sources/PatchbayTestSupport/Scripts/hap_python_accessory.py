@@ -8,7 +8,7 @@ when a controller writes; reads one JSON command per stdin line and answers {"ok
 {"cmd": "contact", "value": 1}, {"cmd": "press", "value": 0}, {"cmd": "unpair", "id": UUID},
 {"cmd": "pairings"}.
 
-Usage: accessory.py STATE_FILE SETUP_CODE PORT
+Usage: hap_python_accessory.py STATE_FILE SETUP_CODE PORT
 """
 
 import asyncio

@@ -1,27 +1,25 @@
 import ChildProcesses
 import Foundation
-import HAP
-import PatchbayTestSupport
 import PatchbayValues
 import Synchronization
 
-/// HAP-python 5.0.0 (Scripts/accessory.py) as a real accessory server in its own process: a
+/// HAP-python 5.0.0 (Scripts/hap_python_accessory.py) as a real accessory server in its own process: a
 /// bridge with a colour Lightbulb, a ContactSensor, a StatelessProgrammableSwitch and a
 /// Switch on 127.0.0.1, driven one JSON command at a time.
-final class HAPPythonAccessory: Sendable {
-  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Scripts/accessory.py").path
+public final class HAPPythonAccessory: Sendable {
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Scripts/hap_python_accessory.py").path
   /// Without the QR extra: its setup message would fill the output with a QR code.
-  static let requirements = ["HAP-python==5.0.0"]
+  public static let requirements = ["HAP-python==5.0.0"]
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
   }
 
-  let process: ChildProcess
-  let port: Int
+  public let process: ChildProcess
+  public let port: Int
   /// HAP-python's device id (its pairing id).
-  let deviceID: String
+  public let deviceID: String
   private let reservation: PortReservation
   private let directory: TemporaryDirectory
 
@@ -35,13 +33,14 @@ final class HAPPythonAccessory: Sendable {
     self.directory = directory
   }
 
-  static func start(code: HAPSetupCode) async throws -> HAPPythonAccessory {
+  /// `code`: the setup code, "XXX-XX-XXX".
+  public static func start(code: String) async throws -> HAPPythonAccessory {
     try await offPool {
       let python = try PythonEnvironment.prepared(requirements)
       let directory = try TemporaryDirectory("hap-python")
       let reservation = try PortReservation()
       let process = try ChildProcess(
-        python.python, [script, directory.path + "/accessory.state", code.description, String(reservation.port)],
+        python.python, [script, directory.path + "/accessory.state", code, String(reservation.port)],
         keepInputOpen: true)
       let line = try process.waitForLine(containing: "\"ready\"", within: 120)
       guard let ready = JSONValue.parse(line.text)?["ready"], let port = ready["port"]?.integerValue,
@@ -56,7 +55,7 @@ final class HAPPythonAccessory: Sendable {
 
   /// Sends `command` and returns its "ok" value, or throws its "error".
   @discardableResult
-  func send(_ command: [String: Any], within seconds: Double = 60) async throws -> JSONValue {
+  public func send(_ command: [String: Any], within seconds: Double = 60) async throws -> JSONValue {
     let text = String(
       decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
     return try await offPool { [self] in
@@ -77,14 +76,16 @@ final class HAPPythonAccessory: Sendable {
   }
 
   /// What HAP-python's setters saw: `{"set": name, "value": v}` lines.
-  var setterCalls: [(name: String, value: JSONValue)] {
+  public var setterCalls: [(name: String, value: JSONValue)] {
     process.lines.compactMap(JSONValue.parse).compactMap { line in
       guard let name = line["set"]?.stringValue, let value = line["value"] else { return nil }
       return (name, value)
     }
   }
 
-  func waitForSetter(_ name: String, within seconds: Double = 60, _ matches: @escaping @Sendable (JSONValue) -> Bool)
+  public func waitForSetter(
+    _ name: String, within seconds: Double = 60, _ matches: @escaping @Sendable (JSONValue) -> Bool
+  )
     async throws
   {
     try await offPool { [self] in
