@@ -30,7 +30,9 @@ struct HomeAssistantSchemaTests {
     let light = Self.members(try #require(announcements.first).payload)
     let expected: [String: JSONValue] = [
       "name": .string("Ceiling"), "unique_id": .string("patchbay_ab12cd34_mqtt_ceiling"),
-      "object_id": .string("patchbay_mqtt_ceiling"), "state_topic": .string("patchbay/mqtt/ha/ceiling/state"),
+      "object_id": .string("patchbay_mqtt_ceiling"), "default_entity_id": .string("light.patchbay_mqtt_ceiling"),
+      "state_topic": .string("patchbay/mqtt/ha/ceiling/state"), "qos": .integer(1),
+      "min_mireds": .integer(153), "max_mireds": .integer(500),
       "command_topic": .string("patchbay/mqtt/ha/ceiling/set"), "schema": .string("json"),
       "brightness": .bool(true), "brightness_scale": .integer(100), "color_mode": .bool(true),
       "supported_color_modes": .array([.string("hs"), .string("color_temp")]),
@@ -54,15 +56,110 @@ struct HomeAssistantSchemaTests {
       """#
     ).announcements()
     let common: Set<String> = [
-      "name", "unique_id", "object_id", "state_topic", "availability_topic", "payload_available",
+      "name", "unique_id", "object_id", "default_entity_id", "state_topic", "availability_topic", "payload_available",
       "payload_not_available", "device", "origin",
     ]
     let fields = announcements.map { Set(Self.members($0.payload).keys) }
     #expect(
       fields == [
-        common.union(["command_topic", "payload_on", "payload_off", "state_on", "state_off"]),
+        common.union(["command_topic", "qos", "payload_on", "payload_off", "state_on", "state_off"]),
         common.union(["device_class", "unit_of_measurement"]),
         common.union(["device_class", "payload_on", "payload_off"]),
       ])
+  }
+
+  /// Item 5's fields: what each entity announces when the config gives it, and per-light modes.
+  @Test func presentationFieldsAndPerLightModes() throws {
+    let discovery = try Self.discovery(
+      #"""
+      [{"name":"temp","component":"sensor","device_class":"temperature","unit":"°C","state_class":"measurement",
+        "precision":1,"expire_after":600,"icon":"mdi:thermometer","entity_category":"diagnostic"},
+       {"name":"dimmer","component":"light","color_modes":["brightness"],"optimistic":true},
+       {"name":"warm","component":"light","color_modes":["color_temp"],"min_mireds":250,"max_mireds":454},
+       {"name":"left","component":"button"},{"name":"right","component":"button"}]
+      """#)
+    let payloads = discovery.announcements().map { Self.members($0.payload) }
+    let temp = try #require(payloads.first)
+    #expect(temp["suggested_display_precision"] == .integer(1))
+    #expect(temp["expire_after"] == .integer(600))
+    #expect(temp["icon"] == .string("mdi:thermometer"))
+    #expect(temp["entity_category"] == .string("diagnostic"))
+    #expect(temp["state_class"] == .string("measurement"))
+    #expect(temp["qos"] == nil)
+    let dimmer = payloads[1]
+    #expect(dimmer["supported_color_modes"] == .array([.string("brightness")]))
+    #expect(dimmer["min_mireds"] == nil)
+    #expect(dimmer["optimistic"] == .bool(true))
+    let warm = payloads[2]
+    #expect(warm["supported_color_modes"] == .array([.string("color_temp")]))
+    #expect(warm["min_mireds"] == .integer(250))
+    #expect(warm["max_mireds"] == .integer(454))
+    // Two buttons, two subtypes (their names), so HA's automation editor tells them apart.
+    let subtypes = Set(payloads.dropFirst(3).compactMap { $0["subtype"]?.stringValue })
+    #expect(subtypes == ["left", "right"])
+
+    // A dimmable-only light reports no colour; a colour-temperature light stays in its range.
+    let entities = discovery.settings.entities
+    let colourful = LightCommand(on: true, brightness: 40, color: HSBColor(hue: 120, saturation: 50, brightness: 40))
+    #expect(discovery.statePublish(.light(colourful), for: entities[1])?.payload == #"{"state":"ON","brightness":40}"#)
+    let cold = LightCommand(colorTemperature: 100)
+    #expect(
+      discovery.statePublish(.light(cold), for: entities[2])?.payload
+        == #"{"color_mode":"color_temp","color_temp":250}"#)
+    // HA's command outside the light's own range is refused, not clamped.
+    #expect(throws: PayloadError.self) {
+      try discovery.command(Array(#"{"color_temp":500}"#.utf8), for: entities[2])
+    }
+  }
+
+  @Test func theDeviceCarriesAreaAndDashboardLink() throws {
+    let config = try MQTTConfig(
+      json: #"""
+        {"host":"h","home_assistant":{"area":"Bedroom","configuration_url":"http://hub.local:8080/",
+         "entities":[{"name":"lamp","component":"switch"}]}}
+        """#)
+    let discovery = HomeAssistantDiscovery(
+      settings: try #require(config.homeAssistant), instance: "mqtt", hubID: "ab12cd34", baseTopic: "patchbay/mqtt",
+      version: "9.9")
+    let device = Self.members(Self.members(try #require(discovery.announcements().first).payload)["device"] ?? .null)
+    #expect(device["suggested_area"] == .string("Bedroom"))
+    #expect(device["configuration_url"] == .string("http://hub.local:8080/"))
+    #expect(device["sw_version"] == .string("9.9"))
+  }
+
+  /// HA shows at most 255 characters: a longer text is cut there, not sent whole (HA would
+  /// make the entity `unknown`).
+  @Test func longTextIsCutAtHomeAssistantsLimit() throws {
+    let discovery = try Self.discovery(#"[{"name":"note","component":"sensor","type":"text"}]"#)
+    let sent = discovery.statePublish(.text(String(repeating: "é", count: 300)), for: discovery.settings.entities[0])
+    #expect(sent?.payload.count == 255)
+  }
+
+  /// What `patchbay check` says of each new key's mistakes: the key and what would be right.
+  @Test func mistakesInTheNewKeysNameTheKey() {
+    let cases: [(String, String)] = [
+      (#"{"name":"t","component":"sensor","precision":12}"#, "precision"),
+      (#"{"name":"t","component":"switch","precision":1}"#, "precision"),
+      (#"{"name":"t","component":"sensor","expire_after":0}"#, "expire_after"),
+      (#"{"name":"t","component":"switch","icon":"lamp"}"#, "mdi:"),
+      (#"{"name":"t","component":"sensor","entity_category":"config"}"#, "entity_category"),
+      (#"{"name":"t","component":"light","color_modes":["hs","brightness"]}"#, "color_modes"),
+      (#"{"name":"t","component":"light","min_mireds":600,"max_mireds":500}"#, "min_mireds"),
+      (#"{"name":"t","component":"light","color_modes":["hs"],"max_mireds":400}"#, "color_temp"),
+      (#"{"name":"t","component":"sensor","optimistic":true}"#, "optimistic"),
+    ]
+    for (entity, expected) in cases {
+      #expect(throws: (any Error).self, "\(entity)") {
+        _ = try MQTTConfig(json: #"{"host":"h","home_assistant":{"entities":["# + entity + "]}}")
+      }
+      do {
+        _ = try MQTTConfig(json: #"{"host":"h","home_assistant":{"entities":["# + entity + "]}}")
+      } catch {
+        #expect("\(error)".contains(expected), "\(entity): \(error)")
+      }
+    }
+    #expect(throws: (any Error).self) {
+      _ = try MQTTConfig(json: #"{"host":"h","home_assistant":{"configuration_url":"hub:8080","entities":[]}}"#)
+    }
   }
 }

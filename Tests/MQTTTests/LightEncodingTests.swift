@@ -32,6 +32,7 @@ struct LightEncodingTests {
     }
     let huge = discovery.statePublish(
       .light(LightCommand(on: true, brightness: 1e20, colorTemperature: 1e20)), for: entity)
-    #expect(huge?.payload == #"{"state":"ON","brightness":100,"color_mode":"color_temp","color_temp":1000}"#)
+    // Clamped to the mired range the light announced (HA's default 153...500), never beyond it.
+    #expect(huge?.payload == #"{"state":"ON","brightness":100,"color_mode":"color_temp","color_temp":500}"#)
   }
 }

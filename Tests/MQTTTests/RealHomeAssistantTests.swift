@@ -18,6 +18,7 @@ import Testing
     """
     [instances.mqtt.home_assistant]
     device_name = "Test hub"
+    configuration_url = "http://127.0.0.1:8080/"
 
     [[instances.mqtt.home_assistant.entities]]
     name = "desk_lamp"
@@ -35,6 +36,9 @@ import Testing
     device_class = "temperature"
     unit = "°C"
     state_class = "measurement"
+    precision = 1
+    icon = "mdi:thermometer"
+    entity_category = "diagnostic"
 
     [[instances.mqtt.home_assistant.entities]]
     name = "bedside"
@@ -105,6 +109,7 @@ import Testing
     let device = devices[0]
     #expect(device["name"]?.stringValue == "Test hub")
     #expect(device["model"]?.stringValue == "mqtt plugin")
+    #expect(device["configuration_url"]?.stringValue == "http://127.0.0.1:8080/", "\(device)")
     let deviceID = try #require(device["id"]?.stringValue)
     let lamp = try #require(Self.entity("desk_lamp", in: entities))
     let ceiling = try #require(Self.entity("ceiling", in: entities))
@@ -119,6 +124,7 @@ import Testing
     let doorID = try #require(door["entity_id"]?.stringValue)
     #expect(lampID.hasPrefix("switch.") && ceilingID.hasPrefix("light."))
     #expect(temperatureID.hasPrefix("sensor.") && doorID.hasPrefix("binary_sensor."))
+    #expect(temperature["entity_category"] == .string("diagnostic"), "\(temperature)")
 
     // The button's four device triggers, on the same device (what an automation offers).
     var triggers: [JSONValue] = []
@@ -129,7 +135,8 @@ import Testing
     #expect(
       Set(triggers.compactMap { $0["type"]?.stringValue })
         == ["button_short_press", "button_double_press", "button_long_press", "button_short_release"])
-    #expect(triggers.allSatisfy { $0["subtype"]?.stringValue == "button_1" })
+    // The button's own name as subtype: several buttons stay apart in the automation editor.
+    #expect(triggers.allSatisfy { $0["subtype"]?.stringValue == "bedside" }, "\(triggers)")
     // An automation on the double press fires when the hub's button is double-clicked.
     let double = try #require(triggers.first { $0["type"]?.stringValue == "button_double_press" })
     // The trigger as the automation editor saves it (the listing's other keys are not config).
@@ -173,6 +180,7 @@ import Testing
     let sensor = try #require(states[temperatureID]?["attributes"])
     #expect(sensor["state_class"] == .string("measurement"), "\(sensor)")
     #expect(sensor["unit_of_measurement"] == .string("°C") && sensor["device_class"] == .string("temperature"))
+    #expect(sensor["icon"] == .string("mdi:thermometer"), "\(sensor)")
     #expect(states[doorID]?["attributes"]?["device_class"] == .string("door"))
 
     // HA's service calls to the hub's ports.

@@ -29,6 +29,8 @@ final class MQTTPlugin: PatchbayPlugin {
   private var sequence = ShareSequence(epoch: 0)
   /// Events dropped by a full outbox, as last logged; used in the plugin context only.
   private var droppedLogged = 0
+  /// HA entities whose too-long text was already reported; used in the plugin context only.
+  private var truncationLogged: Set<String> = []
 
   init(context: PluginContext) throws {
     self.context = context
@@ -184,6 +186,14 @@ final class MQTTPlugin: PatchbayPlugin {
         latestOnly: mapping.kind == .state)
     case .homeAssistant(let entity):
       guard let discovery, let message = discovery.statePublish(value, for: entity) else { return nil }
+      if case .text(let text) = value, text.count > HomeAssistantDiscovery.maxStateLength,
+        truncationLogged.insert(entity.name).inserted
+      {
+        context.log(
+          .warning,
+          "\(entity.statePort): a text of \(text.count) characters is sent to Home Assistant as its first "
+            + "\(HomeAssistantDiscovery.maxStateLength) (HA shows no longer state; reported once)")
+      }
       return Outbox.Message(
         topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: message.retain,
         latestOnly: message.retain)

@@ -58,11 +58,17 @@ public struct HomeAssistantDiscovery: Sendable {
   ]
 
   var device: JSONValue {
-    .object([
+    var members: [(String, JSONValue)] = [
       ("identifiers", .array([.string(nodeID)])), ("name", .string(settings.deviceName ?? "patchbay \(instance)")),
       ("manufacturer", .string("patchbay")), ("model", .string("mqtt plugin")), ("sw_version", .string(version)),
-    ])
+    ]
+    if let area = settings.area { members.append(("suggested_area", .string(area))) }
+    if let url = settings.configurationURL { members.append(("configuration_url", .string(url))) }
+    return .object(members)
   }
+
+  /// HA shows at most 255 characters of a state; longer text would make the entity `unknown`.
+  public static let maxStateLength = 255
 
   var availability: [(String, JSONValue)] {
     [
@@ -97,8 +103,18 @@ public struct HomeAssistantDiscovery: Sendable {
     }
     var members: [(String, JSONValue)] = [
       ("name", .string(entity.title)), ("unique_id", .string("\(nodeID)_\(entity.name)")),
-      ("object_id", .string(objectID(entity))), ("state_topic", .string(stateTopic(entity))),
+      ("object_id", .string(objectID(entity))),
+      // HA 2025.10 replaces object_id with default_entity_id; earlier releases drop the key
+      // unread (their discovery schemas REMOVE_EXTRA), so both go.
+      ("default_entity_id", .string("\(entity.component.rawValue).\(objectID(entity))")),
+      ("state_topic", .string(stateTopic(entity))),
     ]
+    if let icon = entity.icon { members.append(("icon", .string(icon))) }
+    if let category = entity.entityCategory { members.append(("entity_category", .string(category))) }
+    if let seconds = entity.expireAfter { members.append(("expire_after", .integer(Int64(seconds)))) }
+    // Commands at QoS 1, as the hub subscribes to them and sends everything else (HA's default is 0).
+    if entity.commandPort != nil { members.append(("qos", .integer(1))) }
+    if let optimistic = entity.optimistic { members.append(("optimistic", .bool(optimistic))) }
     switch entity.component {
     case .switch:
       members += [
@@ -114,10 +130,16 @@ public struct HomeAssistantDiscovery: Sendable {
       // No legacy flags (`hs`, `color_temp`, `rgb`, `xy`): before 2024.4 they cannot be
       // combined with color_mode, and 2025.3 removed them.
       members += [
-        ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))), ("brightness", .bool(true)),
-        ("brightness_scale", .integer(100)), ("color_mode", .bool(true)),
-        ("supported_color_modes", .array([.string("hs"), .string("color_temp")])),
+        ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))),
+        ("brightness", .bool(entity.colorModes != ["onoff"])), ("brightness_scale", .integer(100)),
+        ("color_mode", .bool(true)), ("supported_color_modes", .array(entity.colorModes.map(JSONValue.string))),
       ]
+      if entity.colorModes.contains("color_temp") {
+        members += [
+          ("min_mireds", .integer(Int64(entity.mireds.lowerBound))),
+          ("max_mireds", .integer(Int64(entity.mireds.upperBound))),
+        ]
+      }
     case .binarySensor:
       members += [("payload_on", .string("ON")), ("payload_off", .string("OFF"))]
       if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
@@ -125,6 +147,9 @@ public struct HomeAssistantDiscovery: Sendable {
       if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
       if let unit = entity.unit { members.append(("unit_of_measurement", .string(unit))) }
       if let stateClass = entity.stateClass { members.append(("state_class", .string(stateClass))) }
+      if let precision = entity.precision {
+        members.append(("suggested_display_precision", .integer(Int64(precision))))
+      }
     case .button:
       break
     }
@@ -144,8 +169,9 @@ public struct HomeAssistantDiscovery: Sendable {
     case (.switch, .bool(let on)), (.binarySensor, .bool(let on)): return (stateTopic(entity), on ? "ON" : "OFF", true)
     case (.sensor, .number(let number)): return (stateTopic(entity), JSONValue.number(number).description, true)
     case (.sensor, .integer(let integer)): return (stateTopic(entity), String(integer), true)
-    case (.sensor, .text(let text)): return (stateTopic(entity), text, true)
-    case (.light, .light(let light)): return (stateTopic(entity), Self.lightState(light).description, true)
+    case (.sensor, .text(let text)): return (stateTopic(entity), String(text.prefix(Self.maxStateLength)), true)
+    case (.light, .light(let light)):
+      return (stateTopic(entity), Self.lightState(light, for: entity).description, true)
     case (.button, .button(let button)):
       guard Self.triggerTypes.contains(where: { $0.0 == button.action }) else { return nil }
       return (actionTopic(entity), button.action.name, false)
@@ -153,19 +179,22 @@ public struct HomeAssistantDiscovery: Sendable {
     }
   }
 
-  static func lightState(_ light: LightCommand) -> JSONValue {
+  /// The light's state in the modes it announced: no colour for an `onoff` or `brightness`
+  /// light, colour temperature within its mired range.
+  static func lightState(_ light: LightCommand, for entity: HomeAssistantEntity) -> JSONValue {
+    let modes = entity.colorModes
     var members: [(String, JSONValue)] = []
     if let on = light.on { members.append(("state", .string(on ? "ON" : "OFF"))) }
     // Clamped and finite before any conversion to an integer: a hub value of any size (or a
     // NaN from another plugin) must not trap.
-    if let brightness = light.brightness, brightness.isFinite {
+    if let brightness = light.brightness, brightness.isFinite, modes != ["onoff"] {
       members.append(("brightness", .integer(Int64(min(max(brightness, 0), 100).rounded()))))
     }
-    if let color = light.color?.normalized {
+    if let color = light.color?.normalized, modes.contains("hs") {
       members.append(("color_mode", .string("hs")))
       members.append(("color", .object([("h", .number(color.hue)), ("s", .number(color.saturation))])))
-    } else if let mired = light.colorTemperature, mired.isFinite {
-      let range = Zigbee2MQTTLight.miredRange
+    } else if let mired = light.colorTemperature, mired.isFinite, modes.contains("color_temp") {
+      let range = entity.mireds
       members.append(("color_mode", .string("color_temp")))
       members.append(("color_temp", .integer(Int64(min(max(mired, range.lowerBound), range.upperBound).rounded()))))
     }
@@ -191,13 +220,13 @@ public struct HomeAssistantDiscovery: Sendable {
       guard let json = JSONValue.parse(text), case .object = json else {
         throw PayloadError("'\(text.prefix(40))' is not a JSON object")
       }
-      return .light(try Self.lightCommand(json))
+      return .light(try Self.lightCommand(json, for: entity))
     case .sensor, .binarySensor, .button:
       throw PayloadError("\(entity.component.rawValue) takes no commands")
     }
   }
 
-  static func lightCommand(_ json: JSONValue) throws(PayloadError) -> LightCommand {
+  static func lightCommand(_ json: JSONValue, for entity: HomeAssistantEntity) throws(PayloadError) -> LightCommand {
     func shown(_ value: JSONValue) -> String { String(value.description.prefix(40)) }
     var light = LightCommand()
     if let state = json["state"] {
@@ -223,7 +252,7 @@ public struct HomeAssistantDiscovery: Sendable {
       light.color = HSBColor(hue: hue, saturation: saturation, brightness: light.brightness ?? 100).normalized
     }
     if let mired = json["color_temp"] {
-      let range = Zigbee2MQTTLight.miredRange
+      let range = entity.mireds
       guard let value = mired.doubleValue, range.contains(value) else {
         throw PayloadError(
           "color_temp \(shown(mired)) is not a mired value \(Int(range.lowerBound))...\(Int(range.upperBound))")

@@ -13,7 +13,15 @@ import PatchbayValues
 /// state_class = "measurement" # sensor, optional
 /// unit = "°C"                 # sensor, optional
 /// type = "number"             # sensor: number (default), integer or text
-/// subtype = "button_1"        # button: the trigger subtype (default button_1)
+/// subtype = "bedside"         # button: the trigger subtype (default: name)
+/// precision = 1               # sensor: suggested_display_precision, digits after the point
+/// expire_after = 600          # sensor, binary_sensor: seconds without a value before unavailable
+/// icon = "mdi:lamp"           # any but button
+/// entity_category = "diagnostic"  # config (switch, light) or diagnostic
+/// color_modes = ["hs", "color_temp"]  # light: or ["brightness"], ["onoff"], ["hs"], ["color_temp"]
+/// min_mireds = 153            # light with color_temp: the bulb's range (default 153...500)
+/// max_mireds = 500
+/// optimistic = false          # switch, light: HA shows a command at once, without feedback
 /// ```
 public struct HomeAssistantEntity: Sendable, Equatable {
   public enum Component: String, Sendable, CaseIterable {
@@ -31,6 +39,26 @@ public struct HomeAssistantEntity: Sendable, Equatable {
   public var stateClass: String?
   public var sensorType: ValueType
   public var subtype: String
+  /// `suggested_display_precision` (sensor).
+  public var precision: Int?
+  /// `expire_after` in seconds (sensor, binary_sensor).
+  public var expireAfter: Int?
+  public var icon: String?
+  /// `config` or `diagnostic`: HA lists the entity apart from the device's controls.
+  public var entityCategory: String?
+  /// A light's `supported_color_modes`, as HA takes them: `onoff` or `brightness` alone, or
+  /// `hs` and `color_temp` (either or both).
+  public var colorModes: [String] = HomeAssistantEntity.defaultColorModes
+  /// The colour temperatures the light announces and the hub sends or takes, in mired.
+  public var mireds: ClosedRange<Double> = HomeAssistantEntity.defaultMireds
+  /// HA updates the state itself after a command instead of waiting for the hub's value.
+  public var optimistic: Bool?
+
+  public static let defaultColorModes = ["hs", "color_temp"]
+  /// HA's own default range for a light's `min_mireds`/`max_mireds`.
+  public static let defaultMireds = 153.0...500.0
+  /// The colour-mode sets HA takes (its `valid_supported_color_modes`).
+  static let colorModeSets: [[String]] = [["onoff"], ["brightness"], ["hs"], ["color_temp"], ["hs", "color_temp"]]
 
   /// The input port: a value from the hub shown in HA.
   public var statePort: String { component == .button ? "ha.\(name).press" : "ha.\(name).state" }
@@ -53,6 +81,12 @@ extension HomeAssistantEntity: Decodable {
     case deviceClass = "device_class"
     case unit, type, subtype
     case stateClass = "state_class"
+    case precision, icon, optimistic
+    case expireAfter = "expire_after"
+    case entityCategory = "entity_category"
+    case colorModes = "color_modes"
+    case minMireds = "min_mireds"
+    case maxMireds = "max_mireds"
   }
 
   public init(from decoder: Decoder) throws {
@@ -113,6 +147,89 @@ extension HomeAssistantEntity: Decodable {
     }
     let subtypeName = try table.decodeIfPresent(String.self, forKey: .subtype)
     if subtypeName != nil && component != .button { throw decoder.mistake("subtype", "applies to button only") }
-    subtype = subtypeName ?? "button_1"
+    // The entity's own name by default: several buttons with one default subtype could not be
+    // told apart in HA's automation editor.
+    subtype = subtypeName ?? name
+    try decodePresentation(table, decoder)
+    try decodeLight(table, decoder)
+  }
+
+  /// precision, expire_after, icon, entity_category, optimistic: what HA shows and how.
+  private mutating func decodePresentation(_ table: KeyedDecodingContainer<Keys>, _ decoder: Decoder) throws {
+    precision = try table.decodeIfPresent(Int.self, forKey: .precision)
+    if let precision {
+      guard component == .sensor else { throw decoder.mistake("precision", "applies to sensor only") }
+      guard (0...10).contains(precision) else {
+        throw decoder.mistake("precision", "\(precision) must be 0 to 10 digits after the decimal point")
+      }
+    }
+    expireAfter = try table.decodeIfPresent(Int.self, forKey: .expireAfter)
+    if let expireAfter {
+      guard component == .sensor || component == .binarySensor else {
+        throw decoder.mistake("expire_after", "applies to sensor and binary_sensor only")
+      }
+      guard expireAfter > 0 else { throw decoder.mistake("expire_after", "\(expireAfter) must be seconds above 0") }
+    }
+    icon = try table.decodeIfPresent(String.self, forKey: .icon)
+    if let icon {
+      guard component != .button else { throw decoder.mistake("icon", "a button's triggers have no icon") }
+      guard icon.hasPrefix("mdi:"), icon.count > 4 else {
+        throw decoder.mistake("icon", "'\(icon)' must be a Material Design icon such as \"mdi:lamp\"")
+      }
+    }
+    entityCategory = try table.decodeIfPresent(String.self, forKey: .entityCategory)
+    if let entityCategory {
+      // HA refuses `config` on sensors and binary sensors (they cannot be set).
+      let allowed = component == .switch || component == .light ? ["config", "diagnostic"] : ["diagnostic"]
+      guard component != .button, allowed.contains(entityCategory) else {
+        throw decoder.mistake(
+          "entity_category",
+          "'\(entityCategory)' is not an entity category HA takes for a \(component.rawValue); "
+            + (component == .button ? "a button's triggers have none" : "one of \(allowed.joined(separator: ", "))"))
+      }
+    }
+    optimistic = try table.decodeIfPresent(Bool.self, forKey: .optimistic)
+    if optimistic != nil && component != .switch && component != .light {
+      throw decoder.mistake("optimistic", "applies to switch and light only")
+    }
+  }
+
+  /// color_modes and the mired range of a light.
+  private mutating func decodeLight(_ table: KeyedDecodingContainer<Keys>, _ decoder: Decoder) throws {
+    let modes = try table.decodeIfPresent([String].self, forKey: .colorModes)
+    let minimum = try table.decodeIfPresent(Int.self, forKey: .minMireds)
+    let maximum = try table.decodeIfPresent(Int.self, forKey: .maxMireds)
+    guard component == .light else {
+      for (key, given) in [
+        ("color_modes", modes != nil), ("min_mireds", minimum != nil), ("max_mireds", maximum != nil),
+      ]
+      where given {
+        throw decoder.mistake(key, "applies to light only")
+      }
+      return
+    }
+    if let modes {
+      let sets = Self.colorModeSets.map { $0.joined(separator: ", ") }
+      guard let known = Self.colorModeSets.first(where: { Set($0) == Set(modes) && $0.count == modes.count }) else {
+        throw decoder.mistake(
+          "color_modes", "\(modes) is not a set HA takes; one of [\(sets.joined(separator: "], ["))]")
+      }
+      colorModes = known
+    }
+    if minimum != nil || maximum != nil {
+      guard colorModes.contains("color_temp") else {
+        throw decoder.mistake("min_mireds", "applies to a light whose color_modes include color_temp")
+      }
+      let low = Double(minimum ?? Int(Self.defaultMireds.lowerBound))
+      let high = Double(maximum ?? Int(Self.defaultMireds.upperBound))
+      let limits = Zigbee2MQTTLight.miredRange
+      guard limits.contains(low), limits.contains(high), low < high else {
+        throw decoder.mistake(
+          minimum != nil ? "min_mireds" : "max_mireds",
+          "\(Int(low))...\(Int(high)) must be a range within \(Int(limits.lowerBound))...\(Int(limits.upperBound)) mired, "
+            + "min_mireds below max_mireds")
+      }
+      mireds = low...high
+    }
   }
 }

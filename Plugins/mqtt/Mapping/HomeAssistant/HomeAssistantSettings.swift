@@ -4,11 +4,17 @@ import PatchbayPluginKit
 public struct HomeAssistantSettings: Sendable, Equatable, Decodable {
   public var discoveryPrefix: String
   public var deviceName: String?
+  /// The device's `suggested_area` (HA puts it in this area when it first sees it).
+  public var area: String?
+  /// The device's `configuration_url`: a link in HA to the hub's dashboard.
+  public var configurationURL: String?
   public var entities: [HomeAssistantEntity]
 
   enum Keys: String, CodingKey, CaseIterable {
     case discoveryPrefix = "discovery_prefix"
     case deviceName = "device_name"
+    case area
+    case configurationURL = "configuration_url"
     case entities
   }
 
@@ -20,6 +26,13 @@ public struct HomeAssistantSettings: Sendable, Equatable, Decodable {
       throw decoder.mistake("discovery_prefix", problem)
     }
     deviceName = try table.decodeIfPresent(String.self, forKey: .deviceName)
+    area = try table.decodeIfPresent(String.self, forKey: .area)
+    configurationURL = try table.decodeIfPresent(String.self, forKey: .configurationURL)
+    if let url = configurationURL, !(url.hasPrefix("http://") || url.hasPrefix("https://")) || url.count < 10 {
+      throw decoder.mistake(
+        "configuration_url", "'\(url)' must be an http:// or https:// address, such as the dashboard's http://hub:8080/"
+      )
+    }
     entities = try table.decodeIfPresent([HomeAssistantEntity].self, forKey: .entities) ?? []
     var names: Set<String> = []
     for (index, entity) in entities.enumerated() where !names.insert(entity.name).inserted {
