@@ -13,8 +13,9 @@ struct CheckCommand: ParsableCommand {
     let (config, structural) = ConfigLoader.isolated.loadCollectingErrors(mainFile: options.config)
     // Instances that failed to parse, and files that could not be read, are unknown to the
     // route checks: their routes are not reported a second time.
-    let problems = ConfigChecker(config: config).check(
+    let (problems, warnings) = ConfigChecker(config: config).report(
       config, after: structural, files: ConfigLoader.files(mainFile: options.config))
+    for warning in warnings { printError("warning: \(warning.description)") }
     guard problems.isEmpty else {
       for problem in problems { printError(problem.description) }
       printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")

@@ -124,4 +124,20 @@ import Testing
       #expect(result.output.contains(".toml"), "names the file: \(result.output)")
     }
   }
+
+  /// An explicit client id or base topic is valid but would be the same on a second hub: check
+  /// accepts the config and warns, naming the file, the instance and the way out.
+  @Test func explicitIdentityWithoutTheHubIDIsWarnedOf() throws {
+    let defaults = try check("")
+    #expect(defaults.status == 0, "\(defaults.output)")
+    #expect(!defaults.output.contains("warning:"), "\(defaults.output)")
+    let explicit = try check("client_id = \"kitchen-hub\"\nbase_topic = \"home/hub\"\n")
+    print(explicit.output)
+    #expect(explicit.status == 0, "\(explicit.output)")
+    #expect(explicit.output.contains("warning:"), "\(explicit.output)")
+    #expect(explicit.output.contains("instances.mqtt"), "\(explicit.output)")
+    #expect(explicit.output.contains("client_id 'kitchen-hub' is used as written"), "\(explicit.output)")
+    #expect(explicit.output.contains("base_topic 'home/hub' is used as written"), "\(explicit.output)")
+    #expect(explicit.output.contains("OK (1 instances"), "\(explicit.output)")
+  }
 }

@@ -35,6 +35,7 @@ final class MQTTPlugin: PatchbayPlugin {
   init(context: PluginContext) throws {
     self.context = context
     config = try MQTTConfig(json: context.configJSON)
+    for warning in config.sharedIdentityWarnings { context.log(.warning, warning) }
     hubID = try HubIdentity.loadOrCreate(in: context.stateDirectory)
     let baseTopic = config.broker.baseTopic(instance: context.instanceName, hubID: hubID)
     statusTopic = TopicFilter.join(baseTopic, "status")

@@ -17,6 +17,16 @@ public struct ConfigChecker: Sendable {
     check(config, skippingRoutesTo: unparsed, skippingUndefinedInstances: false).diagnostics
   }
 
+  /// `patchbay check`'s problems and, apart, the warnings plugins logged while they were
+  /// created (what is valid but likely a mistake); warnings never refuse a config.
+  public func report(_ config: HubConfig, after structural: [ConfigDiagnostic], files: [String]) -> (
+    problems: [ConfigDiagnostic], warnings: [ConfigDiagnostic]
+  ) {
+    let lost = files.filter { !config.files.contains($0) && TOMLDocument.cannotRead($0) }
+    let semantic = check(config, skippingRoutesTo: structural.instanceNames, skippingUndefinedInstances: !lost.isEmpty)
+    return (combine(config, structural: structural, lost: lost, semantic), semantic.warnings)
+  }
+
   /// `patchbay check`: the loader's diagnostics (`structural`) followed by this checker's. A
   /// file of `files` that cannot be read at all (permissions, a directory) hides every instance
   /// it defines, so a route elsewhere naming an instance that no readable file defines is not
@@ -24,9 +34,14 @@ public struct ConfigChecker: Sendable {
   /// once, saying how many routes were left unchecked because of it. (A file with a syntax
   /// error keeps the usual reports: its mistakes are visible and fixed in one go.)
   public func check(_ config: HubConfig, after structural: [ConfigDiagnostic], files: [String]) -> [ConfigDiagnostic] {
-    let lost = files.filter { !config.files.contains($0) && TOMLDocument.cannotRead($0) }
-    let (semantic, unchecked) = check(
-      config, skippingRoutesTo: structural.instanceNames, skippingUndefinedInstances: !lost.isEmpty)
+    report(config, after: structural, files: files).problems
+  }
+
+  private func combine(
+    _ config: HubConfig, structural: [ConfigDiagnostic], lost: [String],
+    _ semantic: (diagnostics: [ConfigDiagnostic], unchecked: Int, warnings: [ConfigDiagnostic])
+  ) -> [ConfigDiagnostic] {
+    let unchecked = semantic.unchecked
     var result = structural
     if !structural.contains(where: { $0.key == "hub.state_directory" }),
       let problem = StateDirectoryCheck.problem(config.hub.stateDirectory)
@@ -46,7 +61,7 @@ public struct ConfigChecker: Sendable {
           + " (they may be defined here\(others.isEmpty ? "" : " or in " + others.joined(separator: ", ")))"
       }
     }
-    return result + semantic + hubPathDiagnostics(config)
+    return result + semantic.diagnostics + hubPathDiagnostics(config)
   }
 
   /// The control socket's path must be free or a socket (a running hub's is fine: `check` runs
@@ -72,7 +87,7 @@ public struct ConfigChecker: Sendable {
   }
 
   private func check(_ config: HubConfig, skippingRoutesTo unparsed: Set<String>, skippingUndefinedInstances: Bool)
-    -> (diagnostics: [ConfigDiagnostic], unchecked: Int)
+    -> (diagnostics: [ConfigDiagnostic], unchecked: Int, warnings: [ConfigDiagnostic])
   {
     var diagnostics: [ConfigDiagnostic] = []
     let installed = locator.installedPlugins().map(\.name)
@@ -103,11 +118,14 @@ public struct ConfigChecker: Sendable {
       outcomes.withLock { $0[spec.name] = outcome }
     }
     var catalog: PortCatalog = [:]
+    var warnings: [ConfigDiagnostic] = []
     var broken: Set<String> = Set(config.instances.map(\.name)).subtracting(libraries.map(\.0.name)).union(
       unparsed.subtracting(config.instances.map(\.name)))
     for (spec, _) in libraries {
       switch outcomes.withLock({ $0[spec.name] }) {
-      case .created(_, let ports)?: catalog[spec.name] = ports
+      case .created(_, let ports, let logged)?:
+        catalog[spec.name] = ports
+        warnings += logged.map { ConfigDiagnostic(file: spec.file, key: "instances.\(spec.name)", message: $0) }
       case .misnamed(let message)?:
         // The message starts with the key (`instances.NAME.plugin = ...`), as the hub logs it.
         broken.insert(spec.name)
@@ -144,7 +162,7 @@ public struct ConfigChecker: Sendable {
         diagnostics += errors.diagnostics
       }
     }
-    return (diagnostics, unchecked)
+    return (diagnostics, unchecked, warnings)
   }
 }
 

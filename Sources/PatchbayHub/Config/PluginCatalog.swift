@@ -42,7 +42,7 @@ public struct PluginCatalog: Sendable {
         continue
       }
       switch PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory) {
-      case .created(_, let ports):
+      case .created(_, let ports, _):
         lines.append("\(spec.name) (\(spec.plugin)):")
         for port in ports {
           let text = "  \(port.direction.name) \(spec.name).\(port.name)  \(port.type.name) \(port.kind.name)"

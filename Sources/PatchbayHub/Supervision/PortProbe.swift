@@ -10,7 +10,8 @@ import Synchronization
 final class PortProbe: PluginChannelDelegate, Sendable {
   enum Outcome: Sendable {
     case described(PluginInfo)
-    case created(PluginInfo, [PortDescriptor])
+    /// With the warnings the plugin logged while it was created (`patchbay check` shows them).
+    case created(PluginInfo, [PortDescriptor], warnings: [String])
     /// The library's descriptor names another plugin than the one it was found as.
     case misnamed(String)
     case failed(String)
@@ -67,10 +68,11 @@ final class PortProbe: PluginChannelDelegate, Sendable {
   func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
     switch message {
     case .described(let info): finish(.described(info))
-    case .created(let info, let ports): finish(.created(info, ports))
+    case .created(let info, let ports): finish(.created(info, ports, warnings: answer.withLock { $0.logLines }))
     case .failed(.load, PluginFileName.mismatchStatus, let text): finish(.misnamed(text))
     case .failed(_, _, let text): finish(.failed(text))
-    case .log(let level, let text) where level >= 4: answer.withLock { $0.logLines.append(text) }
+    case .log(let level, let text) where level >= 4:
+      answer.withLock { if $0.outcome == nil { $0.logLines.append(text) } }
     default: break
     }
   }
