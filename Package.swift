@@ -38,6 +38,7 @@ let package = Package(
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
     .executable(name: "patchbay-hue", targets: ["HueTool"]),
     swiftPlugin("homekit", target: "HomeKitPluginEntry"),
+    swiftPlugin("homekit-controller", target: "HomeKitControllerPluginEntry"),
     // `patchbay homekit setup|pairings|reset` runs it: the setup code, its QR code, the pairings.
     .executable(name: "patchbay-homekit", targets: ["HomeKitTool"]),
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
@@ -309,6 +310,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Plugins/homekit-controller/Plugin", swiftSettings: strict),
+    .target(
+      name: "HomeKitControllerPluginEntry", dependencies: ["HomeKitControllerPlugin"],
+      path: "Plugins/homekit-controller/Entry", swiftSettings: strict, linkerSettings: pluginExports),
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
       name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",

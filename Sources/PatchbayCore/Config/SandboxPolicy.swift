@@ -25,6 +25,8 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
 
   /// Ports a bundled plugin uses when its config names none.
   static let defaultPorts: [String: [Int]] = ["flic": [5551], "mqtt": [1883, 8883], "hue": [80, 443]]
+  /// Bundled plugins whose peers' ports are not known from the config.
+  static let anyPortPlugins: Set<String> = ["homekit-controller"]
   static let schemePorts: [String: Int] = [
     "http": 80, "https": 443, "ws": 80, "wss": 443, "mqtt": 1883, "mqtts": 8883, "tcp": 0,
   ]
@@ -32,7 +34,9 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
   public init(spec: InstanceSpec, libraryPath: String, stateDirectory: String) {
     let settings = spec.sandbox
     enabled = settings.enabled
-    networkAny = settings.networkAny
+    // A HomeKit accessory listens on a port of its own choosing (and mDNS says which): a
+    // homekit-controller instance may connect to any port.
+    networkAny = settings.networkAny || Self.anyPortPlugins.contains(spec.plugin)
     var read: [String] = [libraryPath]
     var outputs: [String] = []
     var ports: [Int] = []

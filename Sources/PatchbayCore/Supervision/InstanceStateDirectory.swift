@@ -21,6 +21,24 @@ package enum InstanceStateDirectory {
     return secure(path)
   }
 
+  /// For a probe (`check`, `plugins --ports`): the regular files of the instance's real state
+  /// directory copied into the probe's own (0700, removed after), so ports that follow from
+  /// kept state (a homekit-controller's cached accessory database) are the ones it runs with.
+  /// What cannot be read (check run by another user) is left out: the plugin then sees no state.
+  package static func copyForProbe(_ stateDirectory: String, instance: String, to probe: String) {
+    let real = stateDirectory + "/instances/" + instance
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: real) else { return }
+    for name in names {
+      let source = real + "/" + name
+      var info = stat()
+      guard lstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        let data = FileManager.default.contents(atPath: source)
+      else { continue }
+      FileManager.default.createFile(
+        atPath: probe + "/" + name, contents: data, attributes: [.posixPermissions: 0o600])
+    }
+  }
+
   private static func secure(_ path: String) -> String? {
     if mkdir(path, 0o700) != 0, errno != EEXIST {
       return "cannot create the state directory '\(path)': \(String(cString: strerror(errno)))"

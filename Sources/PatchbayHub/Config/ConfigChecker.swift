@@ -112,9 +112,13 @@ public struct ConfigChecker: Sendable {
       let (spec, library) = work[index]
       let directory = probeDirectory.appendingPathComponent(spec.name).path
       // The probe's directory is in /tmp: private and never through a link, like the real one.
-      let outcome =
-        InstanceStateDirectory.prepare(directory).map { PortProbe.Outcome.failed($0) }
-        ?? PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory)
+      let outcome: PortProbe.Outcome
+      if let problem = InstanceStateDirectory.prepare(directory) {
+        outcome = .failed(problem)
+      } else {
+        InstanceStateDirectory.copyForProbe(config.hub.stateDirectory, instance: spec.name, to: directory)
+        outcome = PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory)
+      }
       outcomes.withLock { $0[spec.name] = outcome }
     }
     var catalog: PortCatalog = [:]

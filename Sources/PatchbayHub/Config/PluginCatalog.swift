@@ -41,6 +41,9 @@ public struct PluginCatalog: Sendable {
         lines.append("\(spec.name): \(problem)")
         continue
       }
+      InstanceStateDirectory.copyForProbe(config.hub.stateDirectory, instance: spec.name, to: directory)
+      // The copy may hold the instance's secrets: gone with the probe.
+      defer { try? FileManager.default.removeItem(atPath: directory) }
       switch PortProbe.create(spec, library: library, locator: locator, stateDirectory: directory) {
       case .created(_, let ports, _):
         lines.append("\(spec.name) (\(spec.plugin)):")

@@ -1,0 +1,136 @@
+import Foundation
+import HAP
+import PatchbayValues
+
+/// The connection to the paired accessory, kept up: pair-verify, read `/accessories` (cached for
+/// the next start), publish the current values, subscribe to every characteristic it follows,
+/// then turn events into values while the writer sends what is pending, one request at a time.
+/// A dropped connection is verified again with back-off (1 s doubling to 60 s); an accessory
+/// that no longer knows this controller is reported once and tried again only every 10 minutes.
+final class AccessoryLink: Sendable {
+  struct Callbacks: Sendable {
+    /// A characteristic's value, as read or as an event.
+    var value: @Sendable (HAPCharacteristicValue) -> Void
+    var connected: @Sendable (Bool) -> Void
+    var log: @Sendable (_ warning: Bool, _ message: String) -> Void
+    /// The accessory's database as just read.
+    var database: @Sendable (JSONValue) -> Void
+  }
+
+  let controller: HAPController
+  let accessory: HAPPairedAccessory
+  let host: String
+  let port: Int
+  let name: String
+  let instance: String
+  let pending: PendingWrites
+  let follows: @Sendable () -> [HAPCharacteristicID]
+  let callbacks: Callbacks
+
+  init(
+    controller: HAPController, accessory: HAPPairedAccessory, host: String, port: Int, name: String, instance: String,
+    pending: PendingWrites, follows: @escaping @Sendable () -> [HAPCharacteristicID], callbacks: Callbacks
+  ) {
+    self.controller = controller
+    self.accessory = accessory
+    self.host = host
+    self.port = port
+    self.name = name
+    self.instance = instance
+    self.pending = pending
+    self.follows = follows
+    self.callbacks = callbacks
+  }
+
+  static let longestBackoff = 60.0
+  static let afterAuthenticationFailure = 600.0
+
+  func run() async {
+    var delay = 1.0
+    var reportedAuthentication = false
+    var failures = 0
+    while !Task.isCancelled {
+      do {
+        let session = try await controller.connect(host: host, port: port, accessory: accessory)
+        callbacks.log(false, "connected to \(name) (\(accessory.pairingID)) at \(host):\(port)")
+        reportedAuthentication = false
+        failures = 0
+        delay = 1
+        do {
+          try await serve(session)
+        } catch {
+          if !Task.isCancelled { callbacks.log(true, "lost \(name): \(error); connecting again") }
+        }
+        await session.close()
+        pending.endWakes()
+        callbacks.connected(false)
+      } catch  where error.isAuthentication {
+        callbacks.connected(false)
+        if !reportedAuthentication {
+          reportedAuthentication = true
+          callbacks.log(
+            true,
+            "\(name) (\(accessory.pairingID)) no longer knows this controller: its pairing was removed or the "
+              + "accessory was reset. Pair again: 'patchbay homekit-controller unpair \(instance) --forget', then "
+              + "'patchbay homekit-controller pair \(instance) --device \(accessory.pairingID) --code XXX-XX-XXX' "
+              + "(trying again every \(Int(Self.afterAuthenticationFailure / 60)) minutes meanwhile)")
+        }
+        try? await Task.sleep(for: .seconds(Self.afterAuthenticationFailure))
+        continue
+      } catch {
+        callbacks.connected(false)
+        failures += 1
+        // The first failure and then each time the wait grows: no log storm while it is away.
+        if failures == 1 || delay < Self.longestBackoff {
+          callbacks.log(true, "cannot reach \(name) at \(host):\(port): \(error); again in \(Int(delay)) s")
+        }
+      }
+      try? await Task.sleep(for: .seconds(delay))
+      delay = min(delay * 2, Self.longestBackoff)
+    }
+  }
+
+  private func serve(_ session: HAPClientSession) async throws {
+    callbacks.database(try await session.accessories())
+    let ids = follows()
+    if !ids.isEmpty {
+      for result in try await session.read(ids) where result.status == .success {
+        if let value = result.value { callbacks.value(HAPCharacteristicValue(id: result.id, value: value)) }
+      }
+      let refused = try await session.subscribe(ids).filter { $0.status != .success }
+      if !refused.isEmpty {
+        callbacks.log(true, "\(name) refused events for \(refused.map { "\($0.id): \($0.status)" })")
+      }
+    }
+    callbacks.connected(true)
+    let wakes = pending.wakes()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { [callbacks] in
+        for await event in session.events { callbacks.value(event) }
+        throw HAPClientError.connectionClosed
+      }
+      group.addTask { [pending, callbacks, name] in
+        for await _ in wakes {
+          let writes = pending.take()
+          if writes.isEmpty { continue }
+          let results: [HAPWriteResult]
+          do {
+            results = try await session.write(writes)
+          } catch {
+            pending.restore(writes)
+            throw error
+          }
+          for result in results where result.status != .success {
+            callbacks.log(true, "\(name) refused the write to \(result.id): HAP status \(result.status)")
+          }
+        }
+      }
+      try await group.next()
+      group.cancelAll()
+    }
+  }
+}
+
+extension Error {
+  var isAuthentication: Bool { (self as? HAPClientError)?.isAuthentication == true }
+}

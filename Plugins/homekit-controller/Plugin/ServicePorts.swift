@@ -1,0 +1,116 @@
+import HAP
+import PatchbayValues
+
+/// One HAP service the plugin turns into hub ports: which kind, the ports' name prefix, and the
+/// characteristics it reads and writes (by HAP short type, e.g. "25" for On).
+package struct ServicePorts: Sendable, Equatable {
+  package enum Kind: String, Sendable, CaseIterable {
+    case light, outlet, `switch`, contact, motion, temperature, humidity, button, battery
+
+    /// HAP service types (short form) and the kind each becomes.
+    static let byServiceType: [String: Kind] = [
+      "43": .light, "47": .outlet, "49": .switch, "80": .contact, "85": .motion, "8A": .temperature,
+      "82": .humidity, "89": .button, "96": .battery,
+    ]
+  }
+
+  package var kind: Kind
+  /// `lamp` for the ports `lamp.light` and `lamp.state`: the accessory's name, slugged.
+  package var name: String
+  package var aid: Int
+  /// HAP characteristic short type → iid, for the characteristics this kind uses.
+  package var characteristics: [String: Int]
+
+  package func id(_ type: String) -> HAPCharacteristicID? {
+    characteristics[type].map { HAPCharacteristicID(aid: aid, iid: $0) }
+  }
+
+  /// Every characteristic id the plugin reads and follows.
+  package var ids: [HAPCharacteristicID] { characteristics.keys.sorted().compactMap(id) }
+}
+
+/// The services of an accessory database (`GET /accessories`) as ports, in aid order, named
+/// the same way every time for the same database (so names stay across restarts).
+package enum ServiceLayout {
+  /// HAP characteristic types (short) each kind uses.
+  static let characteristicTypes: [ServicePorts.Kind: [String]] = [
+    .light: [HAPType.on, HAPType.brightness, HAPType.hue, HAPType.saturation, HAPType.colorTemperature],
+    .outlet: [HAPType.on], .switch: [HAPType.on], .contact: ["6A"], .motion: ["22"], .temperature: ["11"],
+    .humidity: ["10"], .button: ["73"], .battery: ["68"],
+  ]
+
+  package static func services(in database: JSONValue) -> [ServicePorts] {
+    var result: [ServicePorts] = []
+    var taken: Set<String> = []
+    let accessories = (database["accessories"]?.arrayValue ?? []).sorted {
+      ($0["aid"]?.integerValue ?? 0) < ($1["aid"]?.integerValue ?? 0)
+    }
+    for accessory in accessories {
+      guard let aid = accessory["aid"]?.integerValue else { continue }
+      let services = accessory["services"]?.arrayValue ?? []
+      let accessoryName = services.first { shortType($0["type"]) == "3E" }
+        .flatMap { information in
+          information["characteristics"]?.arrayValue?.first { shortType($0["type"]) == "23" }?["value"]?.stringValue
+        }
+      let mapped = services.compactMap { service -> (ServicePorts.Kind, [String: Int])? in
+        guard let type = shortType(service["type"]), let kind = ServicePorts.Kind.byServiceType[type] else {
+          return nil
+        }
+        var characteristics: [String: Int] = [:]
+        for item in service["characteristics"]?.arrayValue ?? [] {
+          if let type = shortType(item["type"]), let iid = item["iid"]?.integerValue,
+            characteristicTypes[kind]?.contains(type) == true
+          {
+            characteristics[type] = iid
+          }
+        }
+        return characteristics.isEmpty ? nil : (kind, characteristics)
+      }
+      let base = slug(accessoryName ?? "") ?? "accessory_\(aid)"
+      for (kind, characteristics) in mapped {
+        // One service: the accessory's name; several: the kind after it (lamp_light, lamp_battery).
+        var name = mapped.count == 1 ? base : "\(base)_\(kind.rawValue)"
+        var suffix = 2
+        while taken.contains(name) {
+          name = (mapped.count == 1 ? base : "\(base)_\(kind.rawValue)") + "_\(suffix)"
+          suffix += 1
+        }
+        taken.insert(name)
+        result.append(ServicePorts(kind: kind, name: name, aid: aid, characteristics: characteristics))
+      }
+    }
+    return result
+  }
+
+  /// `Desk Lamp 2` → `desk_lamp_2`; nil when nothing of it is left.
+  static func slug(_ text: String) -> String? {
+    var slug = ""
+    for scalar in text.lowercased().unicodeScalars {
+      if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+        slug.unicodeScalars.append(scalar)
+      } else if !slug.isEmpty, slug.last != "_" {
+        slug.append("_")
+      }
+    }
+    while slug.hasSuffix("_") { slug.removeLast() }
+    return slug.isEmpty ? nil : slug
+  }
+
+  /// A HAP type, long (`00000025-0000-1000-8000-0026BB765291`) or short (`25`), as short
+  /// upper-case hex without leading zeros.
+  static func shortType(_ value: JSONValue?) -> String? {
+    guard var text = value?.stringValue?.uppercased() else { return nil }
+    if text.hasSuffix("-0000-1000-8000-0026BB765291") { text = String(text.prefix(8)) }
+    let trimmed = text.drop { $0 == "0" }
+    return trimmed.isEmpty ? "0" : String(trimmed)
+  }
+}
+
+/// The HAP characteristic types a light uses (short form).
+enum HAPType {
+  static let on = "25"
+  static let brightness = "8"
+  static let hue = "13"
+  static let saturation = "2F"
+  static let colorTemperature = "CE"
+}
