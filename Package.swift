@@ -38,9 +38,11 @@ let package = Package(
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
     .executable(name: "patchbay-hue", targets: ["HueTool"]),
     swiftPlugin("homekit", target: "HomeKitPluginEntry"),
-    swiftPlugin("homekit-controller", target: "HomeKitControllerPluginEntry"),
     // `patchbay homekit setup|pairings|reset` runs it: the setup code, its QR code, the pairings.
     .executable(name: "patchbay-homekit", targets: ["HomeKitTool"]),
+    swiftPlugin("homekit-controller", target: "HomeKitControllerPluginEntry"),
+    // `patchbay homekit-controller discover|pair|unpair` runs it.
+    .executable(name: "patchbay-homekit-controller", targets: ["HomeKitControllerTool"]),
     swiftPlugin("party-lights", target: "PartyLightsPluginEntry"),
     swiftPlugin("schedule", target: "SchedulePluginEntry"),
     swiftPlugin("mqtt", target: "MQTTPluginEntry"),
@@ -313,6 +315,14 @@ let package = Package(
     .target(
       name: "HomeKitControllerPluginEntry", dependencies: ["HomeKitControllerPlugin"],
       path: "Plugins/homekit-controller/Entry", swiftSettings: strict, linkerSettings: pluginExports),
+    .executableTarget(
+      name: "HomeKitControllerTool",
+      dependencies: [
+        "HomeKitControllerPlugin", "HAP", "HAPDiscovery", .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Plugins/homekit-controller/Tool", swiftSettings: strict),
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
       name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",

@@ -9,7 +9,9 @@ import PatchbayHub
 // Per-plugin helper commands (`patchbay flic scan`, `patchbay hue pair`). Each lives with its
 // plugin as its own program (`patchbay-flic`, `patchbay-hue`, installed with the plugin's
 // package), so the hub's binary links neither SwiftNIO nor an HTTP client; these run them.
-let pluginHelperCommands: [any ParsableCommand.Type] = [FlicHelper.self, HueHelper.self, HomeKitHelper.self]
+let pluginHelperCommands: [any ParsableCommand.Type] = [
+  FlicHelper.self, HueHelper.self, HomeKitHelper.self, HomeKitControllerHelper.self,
+]
 
 struct FlicHelper: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -35,33 +37,65 @@ struct HomeKitHelper: ParsableCommand {
   @Argument(parsing: .captureForPassthrough, help: "setup | pairings | reset, INSTANCE, and their options")
   var arguments: [String] = []
 
-  /// Finds the instance's state directory in the config (`--config`, else the default) and passes it on.
   func run() throws {
+    try PluginHelper.exec(
+      "patchbay-homekit", package: "patchbay-plugin-homekit",
+      try PluginHelper.withStateDirectory(arguments, plugin: "homekit"))
+  }
+}
+
+struct HomeKitControllerHelper: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "homekit-controller",
+    abstract: "Find HomeKit accessories and pair instances with them (runs patchbay-homekit-controller: "
+      + "discover, pair INSTANCE --device ID --code XXX-XX-XXX, unpair INSTANCE [--forget]; --config FILE).")
+  @Argument(parsing: .captureForPassthrough, help: "discover | pair | unpair, INSTANCE, and their options")
+  var arguments: [String] = []
+
+  func run() throws {
+    try PluginHelper.exec(
+      "patchbay-homekit-controller", package: "patchbay-plugin-homekit-controller",
+      try PluginHelper.withStateDirectory(arguments, plugin: "homekit-controller"))
+  }
+}
+
+extension PluginHelper {
+  /// A helper's arguments with the instance's state directory from the config (`--config`,
+  /// else the default) when a subcommand names an instance of `plugin`.
+  static func withStateDirectory(_ arguments: [String], plugin: String) throws -> [String] {
     var passed = arguments
     var configFile = Defaults.mainConfigFile
     if let flag = passed.firstIndex(where: { $0 == "--config" || $0 == "-c" }), flag + 1 < passed.count {
       configFile = passed[flag + 1]
       passed.removeSubrange(flag...(flag + 1))
     }
-    let positional = passed.filter { !$0.hasPrefix("-") }
-    if positional.count >= 2, !passed.contains("--state-directory") {
-      let config: HubConfig
-      switch ConfigLoader.isolated.load(mainFile: configFile) {
-      case .success(let loaded): config = loaded
-      case .failure(let errors):
-        printError(errors.description)
-        throw ExitCode(1)
+    // The subcommand and the instance: the first two words that are not options or their values.
+    var positional: [String] = []
+    var index = 0
+    while index < passed.count {
+      if passed[index].hasPrefix("-") {
+        index += passed[index].contains("=") || ["--yes", "--forget"].contains(passed[index]) ? 1 : 2
+      } else {
+        positional.append(passed[index])
+        index += 1
       }
-      let bridges = config.instances.filter { $0.plugin == "homekit" }.map(\.name)
-      guard bridges.contains(positional[1]) else {
-        printError(
-          "\(configFile): no homekit instance '\(positional[1])' (homekit instances: "
-            + (bridges.isEmpty ? "none" : bridges.joined(separator: ", ")) + ")")
-        throw ExitCode(1)
-      }
-      passed += ["--state-directory", config.hub.stateDirectory]
     }
-    try PluginHelper.exec("patchbay-homekit", package: "patchbay-plugin-homekit", passed)
+    guard positional.count >= 2, !passed.contains("--state-directory") else { return passed }
+    let config: HubConfig
+    switch ConfigLoader.isolated.load(mainFile: configFile) {
+    case .success(let loaded): config = loaded
+    case .failure(let errors):
+      printError(errors.description)
+      throw ExitCode(1)
+    }
+    let instances = config.instances.filter { $0.plugin == plugin }.map(\.name)
+    guard instances.contains(positional[1]) else {
+      printError(
+        "\(configFile): no \(plugin) instance '\(positional[1])' (\(plugin) instances: "
+          + (instances.isEmpty ? "none" : instances.joined(separator: ", ")) + ")")
+      throw ExitCode(1)
+    }
+    return passed + ["--state-directory", config.hub.stateDirectory]
   }
 }
 

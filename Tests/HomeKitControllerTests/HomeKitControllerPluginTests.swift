@@ -1,7 +1,6 @@
 import Foundation
 import HAP
 import HomeKitControllerPlugin
-import NIOPosix
 import PatchbayTestSupport
 import PatchbayValues
 import Testing
@@ -12,25 +11,17 @@ import Testing
 @Suite(.serialized) struct HomeKitControllerPluginTests {
   static let code = "518-08-582"
 
-  /// Pairs with `accessory` as a new controller and leaves the pairing and the accessory
-  /// database in the instance's state directory, as the pairing tool does.
-  static func pair(_ accessory: HAPPythonAccessory, instanceDirectory: String) async throws -> HAPControllerIdentity {
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let identity = HAPControllerIdentity.generate()
-    let controller = HAPController(identity: identity, group: group)
-    let paired = try await controller.pairSetup(
-      host: "127.0.0.1", port: accessory.port, code: try #require(HAPSetupCode(code)))
-    let session = try await controller.connect(host: "127.0.0.1", port: accessory.port, accessory: paired)
-    let database = try await session.accessories()
-    await session.close()
-    try await group.shutdownGracefully()
-    try FileManager.default.createDirectory(
-      atPath: instanceDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let store = ControllerPairingStore(directory: instanceDirectory)
-    try store.save(
-      .init(identity: identity, accessory: paired, name: "Test Bridge", host: "127.0.0.1", port: accessory.port))
-    try store.saveAccessories(database)
-    return identity
+  /// `patchbay homekit-controller pair INSTANCE` against `accessory` (by address: no mDNS
+  /// here); returns the tool's output and the controller id it stored.
+  static func pair(_ accessory: HAPPythonAccessory, hub: HubUnderTest, instance: String = "house") throws -> (
+    output: String, controllerID: String
+  ) {
+    let paired = try hub.cli(
+      "homekit-controller", "pair", instance, "--device", accessory.deviceID, "--code", code, "--address",
+      "127.0.0.1:\(accessory.port)")
+    try #require(paired.status == 0, "\(paired.output)")
+    let store = ControllerPairingStore(directory: hub.stateDirectory + "/instances/" + instance)
+    return (paired.output, try #require(try store.loadPairing()).controllerID)
   }
 
   static func config(probe: String) -> String {
@@ -73,9 +64,10 @@ import Testing
   @Test func portsWritesEventsAndARemovedPairing() async throws {
     let accessory = try await HAPPythonAccessory.start(code: Self.code)
     let hub = try HubUnderTest("patchbay-hkc", plugins: ["homekit-controller", "example-swift"])
-    let identity = try await Self.pair(accessory, instanceDirectory: hub.stateDirectory + "/instances/house")
     let probe = hub.path + "/probe.jsonl"
     try hub.writeConfig(Self.config(probe: probe))
+    let (pairing, controllerID) = try Self.pair(accessory, hub: hub)
+    print(pairing)
 
     // The ports, by service, from the database cached at pairing (check sees them too).
     let ports = try hub.cli("plugins", "--ports")
@@ -124,7 +116,7 @@ import Testing
 
     // HAP-python forgets this controller; at the next connect the plugin says so once and
     // does not try again at once.
-    try await accessory.send(["cmd": "unpair", "id": identity.pairingID])
+    try await accessory.send(["cmd": "unpair", "id": controllerID])
     try hub.stop()
     try hub.start()
     try hub.waitUntilRunning("house")

@@ -48,10 +48,7 @@ package enum ServiceLayout {
     for accessory in accessories {
       guard let aid = accessory["aid"]?.integerValue else { continue }
       let services = accessory["services"]?.arrayValue ?? []
-      let accessoryName = services.first { shortType($0["type"]) == "3E" }
-        .flatMap { information in
-          information["characteristics"]?.arrayValue?.first { shortType($0["type"]) == "23" }?["value"]?.stringValue
-        }
+      let accessoryName = name(of: accessory)
       let mapped = services.compactMap { service -> (ServicePorts.Kind, [String: Int])? in
         guard let type = shortType(service["type"]), let kind = ServicePorts.Kind.byServiceType[type] else {
           return nil
@@ -80,6 +77,19 @@ package enum ServiceLayout {
       }
     }
     return result
+  }
+
+  /// The Name in an accessory's Accessory Information service.
+  static func name(of accessory: JSONValue) -> String? {
+    (accessory["services"]?.arrayValue ?? []).first { shortType($0["type"]) == "3E" }
+      .flatMap { information in
+        information["characteristics"]?.arrayValue?.first { shortType($0["type"]) == "23" }?["value"]?.stringValue
+      }
+  }
+
+  /// The name of the accessory server itself (aid 1: the device, or a bridge's own entry).
+  package static func serverName(in database: JSONValue) -> String? {
+    (database["accessories"]?.arrayValue ?? []).first { $0["aid"]?.integerValue == 1 }.flatMap(name(of:))
   }
 
   /// `Desk Lamp 2` → `desk_lamp_2`; nil when nothing of it is left.
