@@ -16,7 +16,11 @@ public final class HAPPythonAccessory: Sendable {
     public var description: String
   }
 
-  public let process: ChildProcess
+  /// The running HAP-python (a new one after `restart`).
+  public var process: ChildProcess { current.withLock { $0 } }
+  private let current: Mutex<ChildProcess>
+  private let arguments: [String]
+  private let python: String
   public let port: Int
   /// HAP-python's device id (its pairing id).
   public let deviceID: String
@@ -24,9 +28,12 @@ public final class HAPPythonAccessory: Sendable {
   private let directory: TemporaryDirectory
 
   private init(
-    process: ChildProcess, port: Int, deviceID: String, reservation: PortReservation, directory: TemporaryDirectory
+    process: ChildProcess, python: String, arguments: [String], port: Int, deviceID: String,
+    reservation: PortReservation, directory: TemporaryDirectory
   ) {
-    self.process = process
+    current = Mutex(process)
+    self.python = python
+    self.arguments = arguments
     self.port = port
     self.deviceID = deviceID
     self.reservation = reservation
@@ -39,15 +46,26 @@ public final class HAPPythonAccessory: Sendable {
       let python = try PythonEnvironment.prepared(requirements)
       let directory = try TemporaryDirectory("hap-python")
       let reservation = try PortReservation()
-      let process = try ChildProcess(
-        python.python, [script, directory.path + "/accessory.state", code, String(reservation.port)],
-        keepInputOpen: true)
+      let arguments = [script, directory.path + "/accessory.state", code, String(reservation.port)]
+      let process = try ChildProcess(python.python, arguments, keepInputOpen: true)
       let line = try process.waitForLine(containing: "\"ready\"", within: 120)
       guard let ready = JSONValue.parse(line.text)?["ready"], let port = ready["port"]?.integerValue,
         let deviceID = ready["mac"]?.stringValue
       else { throw Failure(description: "no port in \(line.text); output:\n\(process.output)") }
       return HAPPythonAccessory(
-        process: process, port: port, deviceID: deviceID, reservation: reservation, directory: directory)
+        process: process, python: python.python, arguments: arguments, port: port, deviceID: deviceID,
+        reservation: reservation, directory: directory)
+    }
+  }
+
+  /// Stops HAP-python and starts it again with the same state (pairings, ids) on the same port.
+  public func stop() throws { _ = try process.terminate(within: 30) }
+
+  public func startAgain() async throws {
+    try await offPool { [self] in
+      let process = try ChildProcess(python, arguments, keepInputOpen: true)
+      _ = try process.waitForLine(containing: "\"ready\"", within: 120)
+      current.withLock { $0 = process }
     }
   }
 

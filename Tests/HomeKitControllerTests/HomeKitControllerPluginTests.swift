@@ -133,4 +133,83 @@ import Testing
     #expect(reports == 1, "one report after the restart:\n\(hub.log)")
     try hub.stop()
   }
+
+  /// The values HAP-python's setter `name` received, in order.
+  static func setter(_ accessory: HAPPythonAccessory, _ name: String) -> [Double] {
+    accessory.setterCalls.filter { $0.name == name }.compactMap(\.value.doubleValue)
+  }
+
+  /// The values routed so far on the route shown as `route` in `patchbay status`.
+  static func routedValues(_ hub: HubUnderTest, _ route: String) throws -> Int {
+    let status = try hub.cli("status").output
+    guard let line = status.split(separator: "\n").first(where: { $0.contains(route) }),
+      let count = line.components(separatedBy: "values ").last?.split(separator: " ").first.flatMap({ Int($0) })
+    else { return 0 }
+    return count
+  }
+
+  /// The issue's party on a HomeKit bulb: party-lights steps the HAP-python bulb's hue by 15°,
+  /// then puts it back; HAP-python restarted mid-stream gets a write made while it was down,
+  /// and its events flow again (resubscribed).
+  @Test func partyOnTheBulbAndARestartedAccessory() async throws {
+    let accessory = try await HAPPythonAccessory.start(code: Self.code)
+    let hub = try HubUnderTest("patchbay-hkc-party", plugins: ["homekit-controller", "party-lights", "example-swift"])
+    let probe = hub.path + "/probe.jsonl"
+    try hub.writeConfig(
+      Self.config(probe: probe) + """
+
+
+        [instances.party]
+        plugin = "party-lights"
+        lights = ["house.lamp"]
+        period_s = 6
+
+        [[routes]]
+        from = "party.house.lamp.light"
+        to = "house.lamp.light"
+
+        [[routes]]
+        from = "house.lamp.state"
+        to = "party.house.lamp.state"
+        """)
+    _ = try Self.pair(accessory, hub: hub)
+    try hub.start()
+    try hub.waitUntilRunning("house", "party", "probe")
+    try eventually("connected to HAP-python; log:\n\(hub.log)") { hub.log.contains("connected to Test Bridge") }
+
+    // The bulb as it was before the party; the party captures it from house.lamp.state.
+    try hub.send("house.lamp.light", #"{"on":true,"brightness":50,"color":{"hue":120,"saturation":80}}"#)
+    try await accessory.waitForSetter("saturation") { $0.doubleValue == 80 }
+    try eventually("the bulb's state routed to the party") {
+      try Self.routedValues(hub, "house.lamp.state -> party.house.lamp.state") >= 2
+    }
+
+    try hub.send("party.run", "true")
+    try eventually("four 15° steps at HAP-python: \(Self.setter(accessory, "hue"))") {
+      Set(Self.setter(accessory, "hue").filter { $0 != 120 }).count >= 4
+    }
+    let steps = Self.setter(accessory, "hue").filter { $0 != 120 }
+    #expect(steps.allSatisfy { $0.truncatingRemainder(dividingBy: 15) == 0 }, "\(steps)")
+    try hub.send("party.run", "false")
+    try eventually(
+      "the bulb restored: hue \(Self.setter(accessory, "hue")), saturation \(Self.setter(accessory, "saturation"))"
+    ) {
+      Self.setter(accessory, "hue").last == 120 && Self.setter(accessory, "saturation").last == 80
+    }
+    print("HAP-python's hue setter during the party and the restore: \(Self.setter(accessory, "hue"))")
+    print("saturation: \(Self.setter(accessory, "saturation")), brightness: \(Self.setter(accessory, "brightness"))")
+
+    // HAP-python goes away; a write made meanwhile arrives once it is back.
+    try accessory.stop()
+    try eventually("the plugin to notice; log:\n\(hub.log)") { hub.log.contains("lost Test Bridge") }
+    try hub.send("house.plug.on", "true")
+    try await accessory.startAgain()
+    try await accessory.waitForSetter("switch", within: 120) { $0 == .bool(true) || $0 == .integer(1) }
+    // Subscribed again: the contact sensor's event reaches the hub.
+    try await accessory.send(["cmd": "contact", "value": 1])
+    try eventually("the door's event after the restart: \(Self.recorded(probe))") {
+      Self.recorded(probe).contains { $0["port"] == .string("door_open") && $0["value"] == .bool(true) }
+    }
+    try hub.stop()
+  }
 }

@@ -120,8 +120,13 @@ final class AccessoryLink: Sendable {
             pending.restore(writes)
             throw error
           }
-          for result in results where result.status != .success {
-            callbacks.log(true, "\(name) refused the write to \(result.id): HAP status \(result.status)")
+          for (write, result) in zip(writes, results) {
+            if result.status == .success {
+              // Taken: the state outputs follow (an accessory sends no event to the writer itself).
+              callbacks.value(HAPCharacteristicValue(id: write.id, value: write.value))
+            } else {
+              callbacks.log(true, "\(name) refused the write to \(result.id): HAP status \(result.status)")
+            }
           }
         }
       }
