@@ -35,7 +35,9 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Work directory (configs, hub logs, probe records); kept afterwards.") var work: String?
   @Option(
     parsing: .upToNextOption,
-    help: "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit recorder.")
+    help:
+      "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit recorder."
+  )
   var only: [Section] = Section.allCases
 
   func run() throws {
@@ -354,7 +356,9 @@ struct BenchCommand: ParsableCommand {
 
   /// Figure 11: the history's writes per second, and the hop with the recorder on and off.
   private func recorder(_ tools: BenchTools, _ report: BenchReport) throws {
-    say("11. recorder: \(recorderValues) values into the history; the hop with patchbay-web recording every value or none")
+    say(
+      "11. recorder: \(recorderValues) values into the history; the hop with patchbay-web recording every value or none"
+    )
     let benchmark = RecorderBenchmark(tools: tools, values: recorderValues)
     let writes = try benchmark.writesPerSecond()
     report.add([
@@ -452,6 +456,7 @@ struct BenchCommand: ParsableCommand {
         }
         return figure
       })
+    homekitController(tools, report, against: hap, accessoryPython: accessory.python)
     for count in benchmark.counts {
       guard let ours = patchbay.memory[count], let theirs = hap.memory[count] else { continue }
       report.add([
@@ -463,6 +468,33 @@ struct BenchCommand: ParsableCommand {
           baseline: ("HAP-python PSS", theirs.pss)),
       ])
     }
+  }
+
+  /// Figure 10's controller half: the homekit-controller plugin against the same HAP-python
+  /// bridge program, beside aiohomekit's figures of this run (`aiohomekit`).
+  private func homekitController(
+    _ tools: BenchTools, _ report: BenchReport, against aiohomekit: HomeKitBenchmark.Side, accessoryPython: String
+  ) {
+    say("10. HomeKit controller: the homekit-controller plugin against HAP-python, \(homekitRuns) samples each")
+    let benchmark = HomeKitControllerBenchmark(
+      tools: tools, runs: homekitRuns, script: sourceRoot + "/Sources/Benchmarks/Scripts/homekit_bench.py",
+      accessoryPython: accessoryPython)
+    let result: (write: [UInt64], event: [UInt64])
+    do {
+      result = try benchmark.run()
+    } catch {
+      say("10. HomeKit controller: failed, no figures: \(error)")
+      return
+    }
+    let section = "10 HomeKit controller"
+    report.add(
+      Self.medianAndP99(
+        section, "hub input port -> HAP-python setter", LatencySummary(nanoseconds: result.write),
+        baseline: ("aiohomekit write -> setter", LatencySummary(nanoseconds: aiohomekit.write))))
+    report.add(
+      Self.medianAndP99(
+        section, "HAP-python set_value, pushed at once -> hub output port", LatencySummary(nanoseconds: result.event),
+        baseline: ("-> aiohomekit's event", LatencySummary(nanoseconds: aiohomekit.eventImmediate))))
   }
 
   private func button(_ tools: BenchTools, _ report: BenchReport) throws {
