@@ -12,6 +12,12 @@ import Testing
     let hub = try HubUnderTest("patchbay-hkc-tool", plugins: ["homekit-controller"])
     try hub.writeConfig("[instances.house]\nplugin = \"homekit-controller\"\n")
     let address = "127.0.0.1:\(accessory.port)"
+    // Not paired yet: valid, and check says how to pair.
+    let unpairedCheck = try hub.check()
+    #expect(unpairedCheck.status == 0, "\(unpairedCheck.output)")
+    #expect(
+      unpairedCheck.output.contains("warning:") && unpairedCheck.output.contains("not paired yet")
+        && unpairedCheck.output.contains("patchbay homekit-controller pair house"), "\(unpairedCheck.output)")
 
     let wrong = try hub.cli(
       "homekit-controller", "pair", "house", "--device", accessory.deviceID, "--code", "111-22-333", "--address",

@@ -31,6 +31,14 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
       "connected", .bool, kind: .state, description: "true while the accessory is connected and verified",
       shownInStatus: .peer)
     services = pairing == nil ? [] : ServiceLayout.services(in: store.loadAccessories() ?? .object([]))
+    if pairing == nil {
+      // At create, so `patchbay check` shows it too.
+      context.log(
+        .warning,
+        "not paired yet: find the accessory with 'patchbay homekit-controller discover', then "
+          + "'patchbay homekit-controller pair \(context.instanceName) --device ID --code XXX-XX-XXX', and restart "
+          + "the instance")
+    }
     var outputs: [Int: OutputPort] = [:]
     for (index, service) in services.enumerated() {
       let name = service.name
@@ -72,14 +80,7 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
 
   func start() throws {
     context.publish(.bool(false), on: connected)
-    guard let pairing else {
-      context.log(
-        .error,
-        "not paired yet: find the accessory with 'patchbay homekit-controller discover', then "
-          + "'patchbay homekit-controller pair \(context.instanceName) --device ID --code XXX-XX-XXX', and restart "
-          + "the instance")
-      return
-    }
+    guard let pairing else { return }
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let controller = HAPController(
       identity: try pairing.identity(), group: group, requestTimeout: .seconds(Int64(config.requestTimeout)))
