@@ -102,7 +102,7 @@ import Testing
     #expect(press["topic"] == .string("patchbay/test/ha/bedside/action"))
     #expect(press["payload"] == .string("click"))
     #expect(press["type"] == .string("button_short_press"))
-    #expect(press["subtype"] == .string("button_1"))
+    #expect(press["subtype"] == .string("bedside"))
     #expect(press["device"] == device)
     #expect(
       announced("device_automation/\(node)/bedside_double_click")?["type"] == .string("button_double_press"))
@@ -221,12 +221,12 @@ import Testing
   @Test func badCommandsAreRefusedWithReadableReasons() throws {
     let broker = try MosquittoBroker(directory: directory)
     let bad: [(name: String, payload: String, reason: String)] = [
-      ("warm", #"{"color_temp":1e9}"#, "color_temp 1000000000 is not a mired value 50...1000"),
+      ("warm", #"{"color_temp":1e9}"#, "color_temp 1000000000 is not a mired value 153...500"),
       ("hue", #"{"color":{"h":720,"s":50}}"#, "color hue 720 / saturation 50 out of range (0...360, 0...100)"),
       ("sat", #"{"color":{"h":30,"s":500}}"#, "color hue 30 / saturation 500 out of range (0...360, 0...100)"),
       ("dim", #"{"brightness":"high"}"#, #"brightness "high" is not a number 0...100 (percent)"#),
       ("word", #"{"state":"x"}"#, #"state "x" is not "ON" or "OFF""#),
-      ("kelvin", #"{"color_temp":"warm"}"#, #"color_temp "warm" is not a mired value 50...1000"#),
+      ("kelvin", #"{"color_temp":"warm"}"#, #"color_temp "warm" is not a mired value 153...500"#),
     ]
     let lights = (bad.map(\.name) + ["bytes"]).map {
       """
