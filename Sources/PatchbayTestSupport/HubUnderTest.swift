@@ -142,13 +142,19 @@ public final class HubUnderTest: Sendable {
     try cli(arguments: arguments)
   }
 
-  public func cli(arguments: [String]) throws -> (status: Int32, output: String) {
+  /// `environment` and `launcher` as for `start` (a command that must reach a test's private
+  /// avahi-daemon, or run in its namespace).
+  public func cli(
+    arguments: [String], environment: [String: String] = [:],
+    launcher: (_ executable: String, _ arguments: [String]) -> (String, [String]) = { ($0, $1) }
+  ) throws -> (status: Int32, output: String) {
     var args = arguments
     args.insert(contentsOf: ["--config", configPath], at: min(1, args.count))
     let output = path + "/cli-\(UUID().uuidString.prefix(8)).out"
-    let child = try ChildProcess(
+    let (executable, wrapped) = launcher(
       "/bin/sh",
       ["-c", #"out="$1"; shift; exec "$@" > "$out" 2>&1"#, "sh", output, BuildProducts.executable("patchbay")] + args)
+    let child = try ChildProcess(executable, wrapped, environment: environment)
     let status = try child.waitForExit(within: 120)
     return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
   }

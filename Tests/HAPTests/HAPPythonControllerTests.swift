@@ -24,8 +24,8 @@ import Testing
 
     let session = try await controller.connect(host: "127.0.0.1", port: accessory.port, accessory: paired)
     let database = try await session.accessories()
-    // The bridge and its four accessories.
-    #expect(database["accessories"]?.arrayValue?.count == 5)
+    // The bridge and its five accessories.
+    #expect(database["accessories"]?.arrayValue?.count == 6)
     let hue = try #require(Self.find(database, service: "43", characteristic: "13"))
     let contact = try #require(Self.find(database, service: "80", characteristic: "6A"))
     let button = try #require(Self.find(database, service: "89", characteristic: "73"))

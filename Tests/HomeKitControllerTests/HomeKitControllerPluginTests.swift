@@ -6,8 +6,8 @@ import PatchbayValues
 import Testing
 
 /// The homekit-controller plugin in a real hub against a real accessory server: HAP-python
-/// 5.0.0 (PyPI) with a colour Lightbulb, a ContactSensor, a StatelessProgrammableSwitch and a
-/// Switch on one bridge, paired the way `patchbay homekit-controller pair` pairs.
+/// 5.0.0 (PyPI) with a colour Lightbulb, a ContactSensor, a StatelessProgrammableSwitch, a
+/// Switch and a WindowCovering on one bridge, paired the way `patchbay homekit-controller pair` pairs.
 @Suite(.serialized) struct HomeKitControllerPluginTests {
   static let code = "518-08-582"
 
@@ -75,6 +75,9 @@ import Testing
     for port in [
       "input house.lamp.light", "output house.lamp.state", "input house.plug.on", "output house.plug.state",
       "output house.door.open", "output house.button.button", "output house.connected",
+      // A service without a kind of its own: each readable characteristic, typed by its format.
+      "output house.blind.current_position  integer", "output house.blind.target_position  integer",
+      "output house.blind.position_state  integer",
     ] {
       #expect(ports.output.contains(port), "\(port) in:\n\(ports.output)")
     }

@@ -30,7 +30,7 @@ import Testing
     let (output, controllerID) = try HomeKitControllerPluginTests.pair(accessory, hub: hub)
     print(output)
     #expect(output.contains("paired 'house' with"), "\(output)")
-    #expect(output.contains("verified: 5 accessories there"), "\(output)")
+    #expect(output.contains("verified: 6 accessories there"), "\(output)")
     let store = ControllerPairingStore(directory: hub.stateDirectory + "/instances/house")
     for path in [store.pairingPath, store.accessoriesPath] {
       let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -38,6 +38,22 @@ import Testing
     }
     let admins = try await accessory.send(["cmd": "pairings"])
     #expect(admins.objectValue?.keys.map { $0.uppercased() } == [controllerID.uppercased()], "\(admins)")
+
+    // Renaming: a name given twice is refused by check, naming the key; an unknown one is a warning.
+    try hub.writeConfig("[instances.house]\nplugin = \"homekit-controller\"\nrename = { lamp = \"plug\" }\n")
+    let clash = try hub.check()
+    #expect(
+      clash.status != 0 && clash.output.contains("rename.lamp = 'plug' is the name of plug already"),
+      "\(clash.output)")
+    try hub.writeConfig("[instances.house]\nplugin = \"homekit-controller\"\nrename = { lamp = \"Bed Side\" }\n")
+    let badName = try hub.check()
+    #expect(badName.status != 0 && badName.output.contains("rename.lamp 'Bed Side' must be"), "\(badName.output)")
+    try hub.writeConfig("[instances.house]\nplugin = \"homekit-controller\"\nrename = { lamp_2 = \"bedside\" }\n")
+    let unknownName = try hub.check()
+    #expect(
+      unknownName.status == 0 && unknownName.output.contains("the accessory has no service named lamp_2"),
+      "\(unknownName.output)")
+    try hub.writeConfig("[instances.house]\nplugin = \"homekit-controller\"\n")
 
     let again = try hub.cli(
       "homekit-controller", "pair", "house", "--device", accessory.deviceID, "--code",

@@ -5,8 +5,9 @@ import PatchbayValues
 /// The connection to the paired accessory, kept up: pair-verify, read `/accessories` (cached for
 /// the next start), publish the current values, subscribe to every characteristic it follows,
 /// then turn events into values while the writer sends what is pending, one request at a time.
-/// A dropped connection is verified again with back-off (1 s doubling to 60 s); an accessory
-/// that no longer knows this controller is reported once and tried again only every 10 minutes.
+/// A dropped connection is verified again with back-off (1 s doubling to 60 s), at once when mDNS
+/// says the accessory moved; an accessory that no longer knows this controller is reported once
+/// and tried again only every 10 minutes.
 final class AccessoryLink: Sendable {
   struct Callbacks: Sendable {
     /// A characteristic's value, as read or as an event.
@@ -19,22 +20,22 @@ final class AccessoryLink: Sendable {
 
   let controller: HAPController
   let accessory: HAPPairedAccessory
-  let host: String
-  let port: Int
+  let locator: AccessoryLocator
   let name: String
   let instance: String
   let pending: PendingWrites
-  let follows: @Sendable () -> [HAPCharacteristicID]
+  let follows: @Sendable () -> (read: [HAPCharacteristicID], subscribe: [HAPCharacteristicID])
   let callbacks: Callbacks
 
   init(
-    controller: HAPController, accessory: HAPPairedAccessory, host: String, port: Int, name: String, instance: String,
-    pending: PendingWrites, follows: @escaping @Sendable () -> [HAPCharacteristicID], callbacks: Callbacks
+    controller: HAPController, accessory: HAPPairedAccessory, locator: AccessoryLocator, name: String,
+    instance: String, pending: PendingWrites,
+    follows: @escaping @Sendable () -> (read: [HAPCharacteristicID], subscribe: [HAPCharacteristicID]),
+    callbacks: Callbacks
   ) {
     self.controller = controller
     self.accessory = accessory
-    self.host = host
-    self.port = port
+    self.locator = locator
     self.name = name
     self.instance = instance
     self.pending = pending
@@ -50,9 +51,10 @@ final class AccessoryLink: Sendable {
     var reportedAuthentication = false
     var failures = 0
     while !Task.isCancelled {
+      let location = locator.now
       do {
-        let session = try await controller.connect(host: host, port: port, accessory: accessory)
-        callbacks.log(false, "connected to \(name) (\(accessory.pairingID)) at \(host):\(port)")
+        let session = try await controller.connect(host: location.host, port: location.port, accessory: accessory)
+        callbacks.log(false, "connected to \(name) (\(accessory.pairingID)) at \(location)")
         reportedAuthentication = false
         failures = 0
         delay = 1
@@ -75,29 +77,32 @@ final class AccessoryLink: Sendable {
               + "'patchbay homekit-controller pair \(instance) --device \(accessory.pairingID) --code XXX-XX-XXX' "
               + "(trying again every \(Int(Self.afterAuthenticationFailure / 60)) minutes meanwhile)")
         }
-        try? await Task.sleep(for: .seconds(Self.afterAuthenticationFailure))
+        await locator.wait(seconds: Self.afterAuthenticationFailure, awayFrom: location)
         continue
       } catch {
         callbacks.connected(false)
         failures += 1
         // The first failure and then each time the wait grows: no log storm while it is away.
         if failures == 1 || delay < Self.longestBackoff {
-          callbacks.log(true, "cannot reach \(name) at \(host):\(port): \(error); again in \(Int(delay)) s")
+          callbacks.log(true, "cannot reach \(name) at \(location): \(error); again in \(Int(delay)) s")
         }
       }
-      try? await Task.sleep(for: .seconds(delay))
-      delay = min(delay * 2, Self.longestBackoff)
+      await locator.wait(seconds: delay, awayFrom: location)
+      // Moved: the new place is tried at once, and from the shortest wait.
+      delay = locator.now == location ? min(delay * 2, Self.longestBackoff) : 1
     }
   }
 
   private func serve(_ session: HAPClientSession) async throws {
     callbacks.database(try await session.accessories())
     let ids = follows()
-    if !ids.isEmpty {
-      for result in try await session.read(ids) where result.status == .success {
+    if !ids.read.isEmpty {
+      for result in try await session.read(ids.read) where result.status == .success {
         if let value = result.value { callbacks.value(HAPCharacteristicValue(id: result.id, value: value)) }
       }
-      let refused = try await session.subscribe(ids).filter { $0.status != .success }
+    }
+    if !ids.subscribe.isEmpty {
+      let refused = try await session.subscribe(ids.subscribe).filter { $0.status != .success }
       if !refused.isEmpty {
         callbacks.log(true, "\(name) refused events for \(refused.map { "\($0.id): \($0.status)" })")
       }

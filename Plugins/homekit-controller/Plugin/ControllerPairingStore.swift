@@ -115,6 +115,14 @@ package struct ControllerPairingStore: Sendable {
     try AtomicFile.write(Array(try encoder.encode(pairing)), to: pairingPath, mode: 0o600)
   }
 
+  /// The accessory's new address (mDNS said it moved), kept for the next start.
+  package func moved(to host: String, port: Int) throws {
+    guard var pairing = try loadPairing(), pairing.host != host || pairing.port != port else { return }
+    pairing.host = host
+    pairing.port = port
+    try save(pairing)
+  }
+
   /// The cached `/accessories` answer (`{"accessories": [...]}`); nil when there is none or it
   /// cannot be read (it is only a cache: the accessory is asked again on connect).
   package func loadAccessories() -> JSONValue? {

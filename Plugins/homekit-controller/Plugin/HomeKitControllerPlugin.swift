@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HAP
+import Logging
 import NIOPosix
 import PatchbayPluginKit
 import Synchronization
@@ -20,7 +21,7 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
   private let outputs: AccessoryOutputs
   /// Input port index → service index.
   private var inputs: [UInt32: Int] = [:]
-  private var running: (task: Task<Void, Never>, group: MultiThreadedEventLoopGroup)?
+  private var running: (task: Task<Void, Never>, group: MultiThreadedEventLoopGroup, locator: AccessoryLocator)?
 
   init(context: PluginContext) throws {
     self.context = context
@@ -30,7 +31,8 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
     connected = try context.addOutput(
       "connected", .bool, kind: .state, description: "true while the accessory is connected and verified",
       shownInStatus: .peer)
-    services = pairing == nil ? [] : ServiceLayout.services(in: store.loadAccessories() ?? .object([]))
+    let found = pairing == nil ? [] : ServiceLayout.services(in: store.loadAccessories() ?? .object([]))
+    services = try Self.renamed(found, by: config, log: context)
     if pairing == nil {
       // At create, so `patchbay check` shows it too.
       context.log(
@@ -40,6 +42,7 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
           + "the instance")
     }
     var outputs: [Int: OutputPort] = [:]
+    var readings: [Int: [String: OutputPort]] = [:]
     for (index, service) in services.enumerated() {
       let name = service.name
       switch service.kind {
@@ -73,9 +76,16 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
       case .battery:
         outputs[index] = try context.addOutput(
           "\(name).battery", .integer, kind: .state, description: "battery level, %")
+      case .other:
+        for reading in service.readings {
+          readings[index, default: [:]][reading.type] = try context.addOutput(
+            "\(name).\(reading.name)", reading.valueType, kind: .state,
+            description: "HAP characteristic \(reading.type) as the accessory reports it"
+              + (reading.events ? "" : " (read on connect: it sends no events)"))
+        }
       }
     }
-    self.outputs = AccessoryOutputs(context: context, services: services, outputs: outputs)
+    self.outputs = AccessoryOutputs(context: context, services: services, outputs: outputs, readings: readings)
   }
 
   func start() throws {
@@ -88,16 +98,26 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
     let connected = self.connected
     let outputs = self.outputs
     let store = self.store
+    var logger = Logger(label: "homekit-controller")
+    logger.logLevel = .info
+    let locator = AccessoryLocator(
+      deviceID: pairing.accessoryID, stored: .init(host: pairing.host, port: pairing.port), logger: logger)
+    locator.start { [name = pairing.name, accessoryID = pairing.accessoryID] location in
+      context.log(.info, "mDNS: \(name) (\(accessoryID)) is at \(location)")
+      do { try store.moved(to: location.host, port: location.port) } catch {
+        context.log(.warning, "cannot keep the accessory's new address: \(error)")
+      }
+    }
     let link = AccessoryLink(
-      controller: controller, accessory: try pairing.accessory(), host: pairing.host, port: pairing.port,
+      controller: controller, accessory: try pairing.accessory(), locator: locator,
       name: pairing.name, instance: context.instanceName, pending: pending,
       follows: { outputs.followed },
       callbacks: .init(
         value: { outputs.changed($0) },
         connected: { context.publish(.bool($0), on: connected) },
         log: { context.log($0 ? .warning : .info, $1) },
-        database: { database in
-          let fresh = ServiceLayout.services(in: database)
+        database: { [config] database in
+          let fresh = (try? Self.renamed(ServiceLayout.services(in: database), by: config, log: nil)) ?? []
           if !outputs.databaseRead(fresh) {
             context.log(
               .warning,
@@ -108,11 +128,38 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
             context.log(.warning, "cannot keep the accessory database: \(error)")
           }
         }))
-    running = (Task { await link.run() }, group)
+    running = (Task { await link.run() }, group, locator)
     context.log(
       .info,
       "following \(pairing.name) (\(pairing.accessoryID)) at \(pairing.host):\(pairing.port): "
         + "\(services.count) services as ports")
+  }
+
+  /// The services with the names `rename` gives them. A name given twice is a config mistake;
+  /// a name to rename that the accessory does not have is logged (it may come back).
+  static func renamed(_ services: [ServicePorts], by config: ControllerConfig, log: PluginContext?) throws
+    -> [ServicePorts]
+  {
+    let names = services.map(\.name)
+    let unknown = config.rename.keys.filter { !names.contains($0) }.sorted()
+    if let log, !unknown.isEmpty, !services.isEmpty {
+      log.log(
+        .warning,
+        "rename: the accessory has no service named \(unknown.joined(separator: ", ")) (it has: "
+          + "\(names.joined(separator: ", ")))")
+    }
+    var renamed = services
+    for index in renamed.indices { renamed[index].name = config.rename[renamed[index].name] ?? renamed[index].name }
+    var seen: [String: String] = [:]
+    for (service, original) in zip(renamed, names) {
+      if let other = seen[service.name] {
+        // One of the two kept its own name; the other was renamed onto it.
+        let (moved, kept) = original == service.name ? (other, original) : (original, other)
+        throw PluginError.config("rename.\(moved) = '\(service.name)' is the name of \(kept) already: choose another")
+      }
+      seen[service.name] = original
+    }
+    return renamed
   }
 
   func receive(_ value: Value, on port: InputPort) throws {
@@ -125,6 +172,7 @@ final class HomeKitControllerPlugin: PatchbayPlugin {
     guard let running else { return }
     self.running = nil
     running.task.cancel()
+    running.locator.stop()
     let done = DispatchSemaphore(value: 0)
     Task {
       await running.task.value

@@ -6,6 +6,8 @@ import PatchbayValues
 package struct ServicePorts: Sendable, Equatable {
   package enum Kind: String, Sendable, CaseIterable {
     case light, outlet, `switch`, contact, motion, temperature, humidity, button, battery
+    /// Any other service: each readable characteristic becomes a typed output of its own.
+    case other
 
     /// HAP service types (short form) and the kind each becomes.
     static let byServiceType: [String: Kind] = [
@@ -20,6 +22,18 @@ package struct ServicePorts: Sendable, Equatable {
   package var aid: Int
   /// HAP characteristic short type → iid, for the characteristics this kind uses.
   package var characteristics: [String: Int]
+  /// For `.other`: the readable characteristics, each an output `NAME.READING`.
+  package var readings: [Reading] = []
+
+  /// One readable characteristic of an `.other` service.
+  package struct Reading: Sendable, Equatable {
+    package var type: String
+    /// `current_position`: from the characteristic's type or its description.
+    package var name: String
+    package var valueType: ValueType
+    /// Whether the accessory sends events for it (else it is read on every connect only).
+    package var events: Bool
+  }
 
   package func id(_ type: String) -> HAPCharacteristicID? {
     characteristics[type].map { HAPCharacteristicID(aid: aid, iid: $0) }
@@ -27,6 +41,12 @@ package struct ServicePorts: Sendable, Equatable {
 
   /// Every characteristic id the plugin reads and follows.
   package var ids: [HAPCharacteristicID] { characteristics.keys.sorted().compactMap(id) }
+
+  /// The ids the plugin subscribes to: all but readings without events.
+  package var subscribed: [HAPCharacteristicID] {
+    let quiet = Set(readings.filter { !$0.events }.map(\.type))
+    return characteristics.keys.sorted().filter { !quiet.contains($0) }.compactMap(id)
+  }
 }
 
 /// The services of an accessory database (`GET /accessories`) as ports, in aid order, named
@@ -49,32 +69,90 @@ package enum ServiceLayout {
       guard let aid = accessory["aid"]?.integerValue else { continue }
       let services = accessory["services"]?.arrayValue ?? []
       let accessoryName = name(of: accessory)
-      let mapped = services.compactMap { service -> (ServicePorts.Kind, [String: Int])? in
-        guard let type = shortType(service["type"]), let kind = ServicePorts.Kind.byServiceType[type] else {
-          return nil
-        }
-        var characteristics: [String: Int] = [:]
-        for item in service["characteristics"]?.arrayValue ?? [] {
-          if let type = shortType(item["type"]), let iid = item["iid"]?.integerValue,
-            characteristicTypes[kind]?.contains(type) == true
-          {
-            characteristics[type] = iid
-          }
-        }
-        return characteristics.isEmpty ? nil : (kind, characteristics)
-      }
+      let mapped = services.compactMap(mapped)
       let base = slug(accessoryName ?? "") ?? "accessory_\(aid)"
-      for (kind, characteristics) in mapped {
+      for service in mapped {
         // One service: the accessory's name; several: the kind after it (lamp_light, lamp_battery).
-        var name = mapped.count == 1 ? base : "\(base)_\(kind.rawValue)"
+        let wanted = mapped.count == 1 ? base : "\(base)_\(service.kindName)"
+        var name = wanted
         var suffix = 2
         while taken.contains(name) {
-          name = (mapped.count == 1 ? base : "\(base)_\(kind.rawValue)") + "_\(suffix)"
+          name = wanted + "_\(suffix)"
           suffix += 1
         }
         taken.insert(name)
-        result.append(ServicePorts(kind: kind, name: name, aid: aid, characteristics: characteristics))
+        result.append(
+          ServicePorts(
+            kind: service.kind, name: name, aid: aid, characteristics: service.characteristics,
+            readings: service.readings))
       }
+    }
+    return result
+  }
+
+  /// One service of the database as the plugin uses it; nil for one it has nothing to make of
+  /// (the information and protocol services, or nothing readable).
+  static func mapped(
+    _ service: JSONValue
+  ) -> (kind: ServicePorts.Kind, kindName: String, characteristics: [String: Int], readings: [ServicePorts.Reading])? {
+    guard let type = shortType(service["type"]), !HAPNames.ignoredServices.contains(type) else { return nil }
+    let items = service["characteristics"]?.arrayValue ?? []
+    if let kind = ServicePorts.Kind.byServiceType[type] {
+      var characteristics: [String: Int] = [:]
+      for item in items {
+        if let type = shortType(item["type"]), let iid = item["iid"]?.integerValue,
+          characteristicTypes[kind]?.contains(type) == true
+        {
+          characteristics[type] = iid
+        }
+      }
+      return characteristics.isEmpty ? nil : (kind, kind.rawValue, characteristics, [])
+    }
+    var characteristics: [String: Int] = [:]
+    var readings: [ServicePorts.Reading] = []
+    var names: Set<String> = []
+    for item in items {
+      guard let characteristic = shortType(item["type"]), characteristic != HAPNames.name,
+        let iid = item["iid"]?.integerValue, let perms = item["perms"]?.arrayValue?.compactMap(\.stringValue),
+        perms.contains("pr"), let format = item["format"]?.stringValue, let valueType = valueType(format)
+      else { continue }
+      var name =
+        HAPNames.characteristics[characteristic] ?? item["description"]?.stringValue.flatMap(words).flatMap(slug)
+        ?? "c_\(tag(characteristic))"
+      if names.contains(name) { name += "_\(tag(characteristic))" }
+      names.insert(name)
+      characteristics[characteristic] = iid
+      readings.append(.init(type: characteristic, name: name, valueType: valueType, events: perms.contains("ev")))
+    }
+    guard !readings.isEmpty else { return nil }
+    return (.other, HAPNames.services[type] ?? "service_\(tag(type))", characteristics, readings)
+  }
+
+  /// A type as a name part: `6D` → `6d`; a vendor's own UUID by its first group
+  /// (`E863F10D-079E-…` → `e863f10d`).
+  static func tag(_ type: String) -> String {
+    String(type.prefix { $0 != "-" }).lowercased()
+  }
+
+  /// The hub type of a HAP format (nil: tlv8 and data, which no port shows).
+  static func valueType(_ format: String) -> ValueType? {
+    switch format {
+    case "bool": .bool
+    case "uint8", "uint16", "uint32", "uint64", "int": .integer
+    case "float": .number
+    case "string": .text
+    default: nil
+    }
+  }
+
+  /// `CurrentPosition` → `Current Position`, so the slug keeps its words apart.
+  static func words(_ text: String) -> String {
+    var result = ""
+    var previous: Character?
+    for character in text {
+      if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { result.append(" ") }
+      result.append(character)
+      previous = character
     }
     return result
   }

@@ -20,6 +20,18 @@ package enum ServiceValues {
     }
   }
 
+  /// The hub value of an `.other` service's characteristic, by its format (nil: a value that
+  /// is not of it).
+  package static func value(of reading: ServicePorts.Reading, _ raw: JSONValue) -> Value? {
+    switch reading.valueType {
+    case .bool: flag(raw).map(Value.bool)
+    case .integer: raw.integerValue.map { .integer(Int64($0)) } ?? raw.doubleValue.map { .integer(Int64($0.rounded())) }
+    case .number: raw.doubleValue.map(Value.number)
+    case .text: raw.stringValue.map(Value.text)
+    default: nil
+    }
+  }
+
   /// A light's state after one characteristic changed.
   package static func light(_ state: LightCommand, type: String, _ raw: JSONValue) -> LightCommand {
     var state = state

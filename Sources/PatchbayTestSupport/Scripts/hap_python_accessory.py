@@ -1,14 +1,16 @@
 """A HAP-python 5.0.0 accessory server for the controller tests: a bridge holding a colour
-Lightbulb, a ContactSensor, a StatelessProgrammableSwitch and a Switch, listening on 127.0.0.1
-on the given port (the test holds it reserved: HAP-python takes 0 for its default 51827),
-without mDNS (the tests connect by address and port).
+Lightbulb, a ContactSensor, a StatelessProgrammableSwitch, a Switch and a WindowCovering,
+listening on ADDRESS (default 127.0.0.1) on the given port (the test holds it reserved:
+HAP-python takes 0 for its default 51827). With "mdns" it advertises itself with HAP-python's
+own zeroconf, as on a real network; without, nothing is advertised (the tests connect by
+address and port).
 
 Prints JSON lines: {"ready": {"port": ..., "mac": ...}} once listening, {"set": NAME, "value": V}
 when a controller writes; reads one JSON command per stdin line and answers {"ok": ...}:
-{"cmd": "contact", "value": 1}, {"cmd": "press", "value": 0}, {"cmd": "unpair", "id": UUID},
-{"cmd": "pairings"}.
+{"cmd": "contact", "value": 1}, {"cmd": "press", "value": 0}, {"cmd": "position", "value": 40},
+{"cmd": "unpair", "id": UUID}, {"cmd": "pairings"}.
 
-Usage: hap_python_accessory.py STATE_FILE SETUP_CODE PORT
+Usage: hap_python_accessory.py STATE_FILE SETUP_CODE PORT [ADDRESS [mdns|none]]
 """
 
 import asyncio
@@ -22,6 +24,8 @@ from pyhap.accessory import Accessory, Bridge
 from pyhap.accessory_driver import AccessoryDriver
 
 STATE_FILE, CODE, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ADDRESS = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
+ADVERTISE = len(sys.argv) > 5 and sys.argv[5] == "mdns"
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
 
 
@@ -50,8 +54,8 @@ def reporter(name):
 
 
 driver = AccessoryDriver(
-    address="127.0.0.1", port=PORT, persist_file=STATE_FILE, pincode=CODE.encode(),
-    async_zeroconf_instance=NoAdvertiser())
+    address=ADDRESS, port=PORT, persist_file=STATE_FILE, pincode=CODE.encode(),
+    **({} if ADVERTISE else {"async_zeroconf_instance": NoAdvertiser()}))
 bridge = Bridge(driver, "Test Bridge")
 
 lamp = Accessory(driver, "Lamp")
@@ -72,6 +76,11 @@ plug = Accessory(driver, "Plug")
 plug.add_preload_service("Switch").configure_char("On", setter_callback=reporter("switch"))
 bridge.add_accessory(plug)
 
+blind = Accessory(driver, "Blind")
+covering = blind.add_preload_service("WindowCovering")
+position = covering.configure_char("CurrentPosition")
+bridge.add_accessory(blind)
+
 driver.add_accessory(bridge)
 
 
@@ -82,6 +91,9 @@ def run(command):
         return True
     if name == "press":
         press.set_value(command["value"])
+        return True
+    if name == "position":
+        position.set_value(command["value"])
         return True
     if name == "unpair":
         driver.unpair(uuid.UUID(command["id"]))
