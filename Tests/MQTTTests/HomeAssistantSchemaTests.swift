@@ -163,3 +163,89 @@ struct HomeAssistantSchemaTests {
     }
   }
 }
+
+/// Devices of their own (via the hub's) and an entity's own availability.
+struct HomeAssistantDevicesSchemaTests {
+  static func discovery(_ table: String) throws -> HomeAssistantDiscovery {
+    let config = try MQTTConfig(json: #"{"host":"h","home_assistant":\#(table)}"#)
+    return HomeAssistantDiscovery(
+      settings: try #require(config.homeAssistant), instance: "mqtt", hubID: "ab12cd34", baseTopic: "patchbay/mqtt",
+      version: "9.9")
+  }
+
+  @Test func aButtonOnADeviceOfItsOwnViaTheHub() throws {
+    let discovery = try Self.discovery(
+      #"""
+      {"area": "House", "devices": [{"name": "bedside", "title": "Bedside button", "manufacturer": "Flic",
+        "model": "Flic 2", "area": "Bedroom"}, {"name": "porch"}],
+       "entities": [{"name": "bedside", "component": "button", "device": "bedside"},
+        {"name": "porch_light", "component": "switch", "device": "porch", "available": true},
+        {"name": "temp", "component": "sensor"}]}
+      """#)
+    let announcements = discovery.announcements()
+    // The hub's device first (HA links via_device only to a device it has), then its own
+    // entities, then the other devices'.
+    #expect(
+      announcements.map(\.topic).prefix(5) == [
+        "homeassistant/device_automation/patchbay_ab12cd34_mqtt/hub_status_online/config",
+        "homeassistant/device_automation/patchbay_ab12cd34_mqtt/hub_status_offline/config",
+        "homeassistant/binary_sensor/patchbay_ab12cd34_mqtt/hub_status/config",
+        "homeassistant/sensor/patchbay_ab12cd34_mqtt/temp/config",
+        "homeassistant/device_automation/patchbay_ab12cd34_mqtt/bedside_click/config",
+      ])
+    let trigger = HomeAssistantSchemaTests.members(
+      try #require(announcements.first { $0.topic.contains("bedside_click") }).payload)
+    let device = HomeAssistantSchemaTests.members(trigger["device"] ?? .null)
+    #expect(
+      device == [
+        "identifiers": .array([.string("patchbay_ab12cd34_mqtt_bedside")]), "name": .string("Bedside button"),
+        "manufacturer": .string("Flic"), "model": .string("Flic 2"), "suggested_area": .string("Bedroom"),
+        "via_device": .string("patchbay_ab12cd34_mqtt"),
+      ])
+    let porch = HomeAssistantSchemaTests.members(
+      try #require(announcements.first { $0.topic.hasPrefix("homeassistant/switch/") }).payload)
+    let porchDevice = HomeAssistantSchemaTests.members(porch["device"] ?? .null)
+    #expect(porchDevice["suggested_area"] == .string("House") && porchDevice["manufacturer"] == .string("patchbay"))
+    // Its own availability beside the hub's: the list form, both must be online.
+    #expect(porch["availability_topic"] == nil && porch["availability_mode"] == .string("all"))
+    #expect(
+      porch["availability"]?.arrayValue?.compactMap { $0["topic"]?.stringValue } == [
+        "patchbay/mqtt/status", "patchbay/mqtt/ha/porch_light/available",
+      ])
+    #expect(discovery.retainedStateTopics().contains("patchbay/mqtt/ha/porch_light/available"))
+    #expect(
+      discovery.availabilityPublish(false, for: discovery.settings.entities[1]) == (
+        "patchbay/mqtt/ha/porch_light/available", "offline"
+      ))
+    // The hub's own device keeps the sensor, and gets its connection entity (via_device's target).
+    let temp = HomeAssistantSchemaTests.members(
+      try #require(announcements.first { $0.topic.hasPrefix("homeassistant/sensor/") }).payload)
+    #expect(HomeAssistantSchemaTests.members(temp["device"] ?? .null)["via_device"] == nil)
+    let hub = HomeAssistantSchemaTests.members(
+      try #require(
+        announcements.first { $0.topic == "homeassistant/binary_sensor/patchbay_ab12cd34_mqtt/hub_status/config" }
+      )
+      .payload)
+    #expect(hub["state_topic"] == .string("patchbay/mqtt/status") && hub["device_class"] == .string("connectivity"))
+    #expect(
+      HomeAssistantSchemaTests.members(hub["device"] ?? .null)["identifiers"]
+        == .array([.string("patchbay_ab12cd34_mqtt")]))
+  }
+
+  @Test func deviceMistakesNameTheirKey() throws {
+    #expect {
+      _ = try Self.discovery(
+        #"{"devices":[{"name":"bedside"}],"entities":[{"name":"b","component":"button","device":"bedsde"}]}"#)
+    } throws: {
+      "\($0)".contains(
+        "home_assistant.entities.0.device 'bedsde' is not a device of [[home_assistant.devices]] (did you mean 'bedside'?)"
+      )
+    }
+    #expect {
+      _ = try Self.discovery(#"{"entities":[{"name":"b","component":"button","available":true}]}"#)
+    } throws: { "\($0)".contains("available a button's triggers have no availability") }
+    #expect {
+      _ = try Self.discovery(#"{"devices":[{"name":"x"},{"name":"x"}]}"#)
+    } throws: { "\($0)".contains("devices.1.name 'x' is used twice") }
+  }
+}

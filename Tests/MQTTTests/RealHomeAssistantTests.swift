@@ -269,6 +269,87 @@ import Testing
     try ha.stop()
   }
 
+  /// A Flic button and a bulb on devices of their own, connected through the hub's device
+  /// (`via_device`), and the bulb's own availability: false on its `available` port makes it
+  /// unavailable in HA while the hub stays connected.
+  @Test func devicesViaTheHubAndAnEntitysOwnAvailability() throws {
+    let broker = try MosquittoBroker(directory: directory)
+    let ha = try HomeAssistantUnderTest(directory: directory)
+    try ha.addMQTT(port: broker.port)
+    let table = """
+      [instances.mqtt.home_assistant]
+      device_name = "Test hub"
+
+      [[instances.mqtt.home_assistant.devices]]
+      name = "bedside"
+      title = "Bedside button"
+      manufacturer = "Flic"
+      model = "Flic 2"
+      area = "Bedroom"
+
+      [[instances.mqtt.home_assistant.devices]]
+      name = "porch"
+      title = "Porch bulb"
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "bedside"
+      component = "button"
+      device = "bedside"
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "porch_light"
+      component = "switch"
+      device = "porch"
+      available = true
+      """
+    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + table)
+    try hub.waitConnected()
+    var devices: [JSONValue] = []
+    try ha.eventually("three devices (hub, button, bulb); HA has: \(devices.compactMap { $0["name"]?.stringValue })") {
+      devices = try ha.devices()
+      return ["Test hub", "Bedside button", "Porch bulb"].allSatisfy { name in
+        devices.contains { $0["name"]?.stringValue == name }
+      }
+    }
+    func device(_ name: String) throws -> JSONValue { try #require(devices.first { $0["name"]?.stringValue == name }) }
+    let hubDevice = try #require(try device("Test hub")["id"]?.stringValue)
+    let button = try device("Bedside button")
+    #expect(button["via_device_id"]?.stringValue == hubDevice, "\(button)")
+    #expect(button["manufacturer"] == .string("Flic") && button["model"] == .string("Flic 2"), "\(button)")
+    #expect(try device("Porch bulb")["via_device_id"]?.stringValue == hubDevice)
+    let buttonID = try #require(button["id"]?.stringValue)
+    var triggers: [JSONValue] = []
+    try ha.eventually("the button's triggers on its own device: \(triggers)") {
+      triggers = try ha.deviceTriggers(buttonID).filter { $0["domain"]?.stringValue == "mqtt" }
+      return triggers.count == 4
+    }
+
+    // The hub's own triggers (connected, gone), registered first so the link above holds.
+    #expect(try ha.deviceTriggers(hubDevice).filter { $0["domain"]?.stringValue == "mqtt" }.count == 2)
+
+    // The bulb: unavailable until its own availability says online, then its state.
+    var entities: [JSONValue] = []
+    try ha.eventually("the bulb's switch and the hub's connection entity") {
+      entities = try ha.entities()
+      return Self.entity("porch_light", in: entities) != nil && Self.entity("hub_status", in: entities) != nil
+    }
+    let porch = try #require(Self.entity("porch_light", in: entities)?["entity_id"]?.stringValue)
+    let hubStatus = try #require(Self.entity("hub_status", in: entities)?["entity_id"]?.stringValue)
+    try ha.eventually("the hub's connection on") { try ha.state(of: hubStatus)?["state"] == .string("on") }
+    try ha.eventually("the bulb unavailable before its own availability") {
+      try ha.state(of: porch)?["state"] == .string("unavailable")
+    }
+    try hub.send("mqtt.ha.porch_light.available", "true")
+    try hub.send("mqtt.ha.porch_light.state", "true")
+    try ha.eventually("the bulb on: \(String(describing: try? ha.state(of: porch)))") {
+      try ha.state(of: porch)?["state"] == .string("on")
+    }
+    try hub.send("mqtt.ha.porch_light.available", "false")
+    try ha.eventually("the bulb unavailable again") { try ha.state(of: porch)?["state"] == .string("unavailable") }
+    #expect(try ha.state(of: hubStatus)?["state"] == .string("on"), "the hub itself stays connected")
+    try ha.stop()
+  }
+
   /// Removing the whole `[home_assistant]` table takes what the hub announced out of HA.
   /// (Removing the whole mqtt instance does not yet: a plugin no longer configured never runs
   /// to clear its topics; see docs/plugins/mqtt.md.)

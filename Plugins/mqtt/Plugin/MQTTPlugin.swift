@@ -10,6 +10,7 @@ final class MQTTPlugin: PatchbayPlugin {
     case topic(TopicMapping)
     case zigbeeLight(setTopic: String)
     case homeAssistant(HomeAssistantEntity)
+    case homeAssistantAvailability(HomeAssistantEntity)
     case share(SharedPort, topic: String)
   }
 
@@ -97,6 +98,12 @@ final class MQTTPlugin: PatchbayPlugin {
           entity.statePort, entity.stateType, kind: entity.component == .button ? .event : .state,
           description: "shown in Home Assistant as \(entity.component.rawValue) \(entity.title)")
         inputs[input.index] = .homeAssistant(entity)
+        if let name = entity.availablePort {
+          let available = try context.addInput(
+            name, .bool, kind: .state,
+            description: "false: \(entity.title) is unavailable in Home Assistant (route a plugin's connected here)")
+          inputs[available.index] = .homeAssistantAvailability(entity)
+        }
         if let name = entity.commandPort {
           let port = try context.addOutput(
             name, entity.stateType, kind: .event, description: "Home Assistant's commands to \(entity.title)")
@@ -198,6 +205,11 @@ final class MQTTPlugin: PatchbayPlugin {
       return Outbox.Message(
         topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: message.retain,
         latestOnly: message.retain)
+    case .homeAssistantAvailability(let entity):
+      guard let discovery, case .bool(let available) = value else { return nil }
+      let message = discovery.availabilityPublish(available, for: entity)
+      return Outbox.Message(
+        topic: message.topic, payload: Array(message.payload.utf8), qos: 1, retain: true, latestOnly: true)
     case .share(let shared, let topic):
       let envelope = sequence.next(for: shared.name, value: value, kind: shared.kind)
       return Outbox.Message(

@@ -50,12 +50,33 @@ public struct HomeAssistantDiscovery: Sendable {
   public func actionTopic(_ entity: HomeAssistantEntity) -> String {
     TopicFilter.join(baseTopic, "ha/\(entity.name)/action")
   }
+  /// The entity's own availability (`online`/`offline`, retained), for `available = true`.
+  public func availabilityTopic(_ entity: HomeAssistantEntity) -> String {
+    TopicFilter.join(baseTopic, "ha/\(entity.name)/available")
+  }
+
+  /// With devices of their own, the hub's device gets an entity too (its connection, from the
+  /// status topic): HA registers a device only with an entity, and `via_device` names it.
+  public static let hubStatusName = "hub_status"
 
   /// HA's trigger types for the button actions it can show.
   public static let triggerTypes: [(ButtonAction, String)] = [
     (.click, "button_short_press"), (.doubleClick, "button_double_press"), (.hold, "button_long_press"),
     (.up, "button_short_release"),
   ]
+
+  /// The device an entity belongs to: the hub's, or one of `devices` connected through it.
+  func device(for entity: HomeAssistantEntity) -> JSONValue {
+    guard let name = entity.device, let own = settings.devices.first(where: { $0.name == name }) else { return device }
+    var members: [(String, JSONValue)] = [
+      ("identifiers", .array([.string("\(nodeID)_\(own.name)")])), ("name", .string(own.title)),
+      ("manufacturer", .string(own.manufacturer)),
+    ]
+    if let model = own.model { members.append(("model", .string(model))) }
+    if let area = own.area ?? settings.area { members.append(("suggested_area", .string(area))) }
+    members.append(("via_device", .string(nodeID)))
+    return .object(members)
+  }
 
   var device: JSONValue {
     var members: [(String, JSONValue)] = [
@@ -70,21 +91,69 @@ public struct HomeAssistantDiscovery: Sendable {
   /// HA shows at most 255 characters of a state; longer text would make the entity `unknown`.
   public static let maxStateLength = 255
 
-  var availability: [(String, JSONValue)] {
-    [
-      ("availability_topic", .string(statusTopic)), ("payload_available", .string("online")),
-      ("payload_not_available", .string("offline")),
-    ]
+  /// The hub's status topic, and with `available` the entity's own too (both must say online:
+  /// `availability_mode: all`). HA takes either form, never both.
+  func availability(_ entity: HomeAssistantEntity) -> [(String, JSONValue)] {
+    guard entity.available else {
+      return [
+        ("availability_topic", .string(statusTopic)), ("payload_available", .string("online")),
+        ("payload_not_available", .string("offline")),
+      ]
+    }
+    let topics = [statusTopic, availabilityTopic(entity)].map { topic -> JSONValue in
+      .object([
+        ("topic", .string(topic)), ("payload_available", .string("online")),
+        ("payload_not_available", .string("offline")),
+      ])
+    }
+    return [("availability", .array(topics)), ("availability_mode", .string("all"))]
   }
 
-  /// The state topics the hub publishes retained (everything but a button's actions).
+  /// The state topics the hub publishes retained (everything but a button's actions), and the
+  /// entities' own availability topics.
   public func retainedStateTopics() -> [String] {
     settings.entities.filter { $0.component != .button }.map(stateTopic)
+      + settings.entities.filter(\.available).map(availabilityTopic)
   }
 
   /// Every discovery config message, retained by the broker.
   public func announcements() -> [Announcement] {
-    settings.entities.flatMap(announcements(for:))
+    // The hub's device first: HA links `via_device` only to a device it registered already.
+    (settings.devices.isEmpty ? [] : hubTriggerAnnouncements + [hubStatusAnnouncement])
+      + settings.entities.filter { $0.device == nil }.flatMap(announcements(for:))
+      + settings.entities.filter { $0.device != nil }.flatMap(announcements(for:))
+  }
+
+  /// The hub connecting and going away as device triggers of its own device. HA registers a
+  /// trigger's device as it reads the config, in order, while an entity's device waits for its
+  /// platform to load: these come first, so a button's device (also a trigger) finds the hub's
+  /// device there for `via_device`.
+  var hubTriggerAnnouncements: [Announcement] {
+    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
+    return [("online", "turn_on"), ("offline", "turn_off")].map { payload, type in
+      Announcement(
+        topic: TopicFilter.join(
+          settings.discoveryPrefix, "device_automation/\(nodeID)/\(Self.hubStatusName)_\(payload)/config"),
+        payload: .object([
+          ("automation_type", .string("trigger")), ("topic", .string(statusTopic)), ("payload", .string(payload)),
+          ("type", .string(type)), ("subtype", .string("hub")), ("device", device), ("origin", origin),
+        ]))
+    }
+  }
+
+  /// The hub's connection as a diagnostic binary sensor of its own device (see `hubStatusName`).
+  var hubStatusAnnouncement: Announcement {
+    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
+    let objectID = "patchbay_\(instanceLevel)_\(Self.hubStatusName)"
+    return Announcement(
+      topic: TopicFilter.join(settings.discoveryPrefix, "binary_sensor/\(nodeID)/\(Self.hubStatusName)/config"),
+      payload: .object([
+        ("name", .string("Hub connection")), ("unique_id", .string("\(nodeID)_\(Self.hubStatusName)")),
+        ("object_id", .string(objectID)), ("default_entity_id", .string("binary_sensor.\(objectID)")),
+        ("state_topic", .string(statusTopic)), ("payload_on", .string("online")), ("payload_off", .string("offline")),
+        ("device_class", .string("connectivity")), ("entity_category", .string("diagnostic")),
+        ("device", device), ("origin", origin),
+      ]))
   }
 
   func announcements(for entity: HomeAssistantEntity) -> [Announcement] {
@@ -97,7 +166,7 @@ public struct HomeAssistantDiscovery: Sendable {
           payload: .object([
             ("automation_type", .string("trigger")), ("topic", .string(actionTopic(entity))),
             ("payload", .string(action.name)), ("type", .string(type)), ("subtype", .string(entity.subtype)),
-            ("device", device), ("origin", origin),
+            ("device", device(for: entity)), ("origin", origin),
           ]))
       }
     }
@@ -153,7 +222,7 @@ public struct HomeAssistantDiscovery: Sendable {
     case .button:
       break
     }
-    members += availability + [("device", device), ("origin", origin)]
+    members += availability(entity) + [("device", device(for: entity)), ("origin", origin)]
     return [
       Announcement(
         topic: TopicFilter.join(prefix, "\(entity.component.rawValue)/\(nodeID)/\(entity.name)/config"),
@@ -177,6 +246,13 @@ public struct HomeAssistantDiscovery: Sendable {
       return (actionTopic(entity), button.action.name, false)
     default: return nil
     }
+  }
+
+  /// What a value on the entity's `available` port is published as.
+  public func availabilityPublish(_ available: Bool, for entity: HomeAssistantEntity) -> (
+    topic: String, payload: String
+  ) {
+    (availabilityTopic(entity), available ? "online" : "offline")
   }
 
   /// The light's state in the modes it announced: no colour for an `onoff` or `brightness`

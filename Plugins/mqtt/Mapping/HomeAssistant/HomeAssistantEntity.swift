@@ -22,6 +22,8 @@ import PatchbayValues
 /// min_mireds = 153            # light with color_temp: the bulb's range (default 153...500)
 /// max_mireds = 500
 /// optimistic = false          # switch, light: HA shows a command at once, without feedback
+/// device = "bedside"          # a device of [[home_assistant.devices]] (default: the hub's)
+/// available = true            # any but button: port ha.NAME.available (false: unavailable in HA)
 /// ```
 public struct HomeAssistantEntity: Sendable, Equatable {
   public enum Component: String, Sendable, CaseIterable {
@@ -53,6 +55,10 @@ public struct HomeAssistantEntity: Sendable, Equatable {
   public var mireds: ClosedRange<Double> = HomeAssistantEntity.defaultMireds
   /// HA updates the state itself after a command instead of waiting for the hub's value.
   public var optimistic: Bool?
+  /// The name of the device (`[[home_assistant.devices]]`) it belongs to; nil: the hub's.
+  public var device: String?
+  /// Whether it has an availability of its own (`ha.NAME.available`), beside the hub's.
+  public var available = false
 
   public static let defaultColorModes = ["hs", "color_temp"]
   /// HA's own default range for a light's `min_mireds`/`max_mireds`.
@@ -62,6 +68,8 @@ public struct HomeAssistantEntity: Sendable, Equatable {
 
   /// The input port: a value from the hub shown in HA.
   public var statePort: String { component == .button ? "ha.\(name).press" : "ha.\(name).state" }
+  /// The input port for the entity's own availability (route a plugin's `connected` here).
+  public var availablePort: String? { available ? "ha.\(name).available" : nil }
   /// The output port for HA's commands (switch and light only).
   public var commandPort: String? { component == .switch || component == .light ? "ha.\(name).command" : nil }
 
@@ -87,6 +95,7 @@ extension HomeAssistantEntity: Decodable {
     case colorModes = "color_modes"
     case minMireds = "min_mireds"
     case maxMireds = "max_mireds"
+    case device, available
   }
 
   public init(from decoder: Decoder) throws {
@@ -191,6 +200,11 @@ extension HomeAssistantEntity: Decodable {
     optimistic = try table.decodeIfPresent(Bool.self, forKey: .optimistic)
     if optimistic != nil && component != .switch && component != .light {
       throw decoder.mistake("optimistic", "applies to switch and light only")
+    }
+    device = try table.decodeIfPresent(String.self, forKey: .device)
+    available = try table.decodeIfPresent(Bool.self, forKey: .available) ?? false
+    if available && component == .button {
+      throw decoder.mistake("available", "a button's triggers have no availability in HA")
     }
   }
 

@@ -9,13 +9,15 @@ public struct HomeAssistantSettings: Sendable, Equatable, Decodable {
   /// The device's `configuration_url`: a link in HA to the hub's dashboard.
   public var configurationURL: String?
   public var entities: [HomeAssistantEntity]
+  /// Devices of their own, each connected through the hub's (`via_device`).
+  public var devices: [HomeAssistantDevice]
 
   enum Keys: String, CodingKey, CaseIterable {
     case discoveryPrefix = "discovery_prefix"
     case deviceName = "device_name"
     case area
     case configurationURL = "configuration_url"
-    case entities
+    case entities, devices
   }
 
   public init(from decoder: Decoder) throws {
@@ -37,6 +39,29 @@ public struct HomeAssistantSettings: Sendable, Equatable, Decodable {
     var names: Set<String> = []
     for (index, entity) in entities.enumerated() where !names.insert(entity.name).inserted {
       throw decoder.mistake("entities.\(index).name", "'\(entity.name)' is used twice")
+    }
+    devices = try table.decodeIfPresent([HomeAssistantDevice].self, forKey: .devices) ?? []
+    var deviceNames: [String] = []
+    for (index, device) in devices.enumerated() {
+      if deviceNames.contains(device.name) {
+        throw decoder.mistake("devices.\(index).name", "'\(device.name)' is used twice")
+      }
+      deviceNames.append(device.name)
+    }
+    for (index, entity) in entities.enumerated() {
+      if let device = entity.device, !deviceNames.contains(device) {
+        let hint = Spelling.closest(to: device, in: deviceNames).map { " (did you mean '\($0)'?)" } ?? ""
+        throw decoder.mistake(
+          "entities.\(index).device",
+          "'\(device)' is not a device of [[home_assistant.devices]]\(hint)"
+            + (deviceNames.isEmpty
+              ? "; define it there, or leave device out (the hub's)"
+              : "; one of \(deviceNames.joined(separator: ", "))"))
+      }
+      if !devices.isEmpty, entity.name == HomeAssistantDiscovery.hubStatusName {
+        throw decoder.mistake(
+          "entities.\(index).name", "'\(entity.name)' is the hub's own status entity when devices are defined")
+      }
     }
   }
 }
