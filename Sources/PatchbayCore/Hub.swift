@@ -22,6 +22,11 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   private let stopping = Atomic(false)
   private let startedAt = Date()
   private let launcher: PluginLauncher
+  /// Runs a removed instance's plugin once more to undo what it left outside the hub (nil:
+  /// the core's in-memory tests, which have no such plugins).
+  package let retirer: InstanceRetirer?
+  /// One retirement pass at a time (a reload right after a start finds the first still going).
+  package let retiring = Atomic(false)
 
   package struct Tables {
     var config: HubConfig
@@ -46,9 +51,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// `storage` keeps what the hub remembers (a file under the state directory in `PatchbayHub`).
   package init(
     config: HubConfig, launcher: @escaping PluginLauncher, storage: any HubStateStorage,
-    clock: any HubClock = SystemClock()
+    clock: any HubClock = SystemClock(), retirer: InstanceRetirer? = nil
   ) {
     self.launcher = launcher
+    self.retirer = retirer
     self.clock = clock
     tables = Mutex(Tables(config: config))
     locator = PluginLocator(configured: config.hub.pluginPath)
@@ -81,6 +87,7 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     pruneRetainedValues()
     for supervisor in supervisors { supervisor.allowStart() }
     logger.info("hub started: \(supervisors.count) instances, \(installedRoutes().count) routes")
+    retireRemovedInstances()
   }
 
   package func makeSupervisor(_ spec: InstanceSpec) -> InstanceSupervisor {

@@ -55,6 +55,7 @@ extension Hub {
     summary.restarted.sort()
     summary.unchanged.sort()
     logger.notice("reloaded: \(summary)")
+    retireRemovedInstances()
     return summary
   }
 }

@@ -7,6 +7,7 @@ extension Hub {
   /// remembered state in a file under the state directory, on the machine's clock.
   public convenience init(config: HubConfig) {
     self.init(
-      config: config, launcher: PluginLaunchers.processes, storage: StateFile(directory: config.hub.stateDirectory))
+      config: config, launcher: PluginLaunchers.processes, storage: StateFile(directory: config.hub.stateDirectory),
+      retirer: InstanceRetirement.retirer)
   }
 }

@@ -19,11 +19,23 @@ public protocol PatchbayPlugin: AnyObject {
 
   /// Ends work: after return, no thread of the plugin may publish.
   func stop()
+
+  /// The instance was removed from the config (ABI 1.3): undo what it left outside the hub
+  /// (retained messages, registrations), then return. Called after `init` instead of `start`;
+  /// no port may be published to. Throw to have the hub try again at its next start or reload.
+  /// The default has nothing to undo.
+  func retire() throws
 }
 
 extension PatchbayPlugin {
   public func start() throws {}
   public func stop() {}
+  public func retire() throws { throw PluginError.nothingToRetire }
+}
+
+extension PluginError {
+  /// What `retire()` throws when there is nothing to undo (PB_ERR_NOT_SUPPORTED).
+  public static let nothingToRetire = PluginError(.notSupported, "nothing to retire")
 }
 
 /// An error with a message for the user and the ABI status code it maps to.

@@ -84,7 +84,17 @@ public enum PluginExport {
           Unmanaged<Instance>.fromOpaque(instance).release()
         },
         // ABI 1.1: `PluginContext.publish` waits on PB_ERR_BUSY itself; `tryPublish` reports it.
-        flags: UInt32(PB_PLUGIN_PUBLISH_BUSY), reserved_1_1: 0))
+        flags: UInt32(PB_PLUGIN_PUBLISH_BUSY), reserved_1_1: 0,
+        // ABI 1.3: an older hub never calls it.
+        retire: { instance, error in
+          guard let box = Instance.from(instance) else { return PB_ERR_INVALID_ARGUMENT }
+          do {
+            try box.plugin.retire()
+            return PB_OK
+          } catch let failure {
+            return PluginExport.fail(failure, into: error)
+          }
+        }))
     cached = descriptor
     return UnsafeRawPointer(descriptor)
   }

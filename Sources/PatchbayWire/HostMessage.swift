@@ -22,6 +22,8 @@ public enum LifecycleStage: UInt8, Sendable, Equatable, Codable {
   case load = 1, create, start, stop
   /// The plugin called `fault` (gave up) while running.
   case fault
+  /// `retire` (ABI 1.3) of an instance removed from the config.
+  case retire
 
   public var name: String {
     switch self {
@@ -30,6 +32,7 @@ public enum LifecycleStage: UInt8, Sendable, Equatable, Codable {
     case .start: "start"
     case .stop: "stop"
     case .fault: "fault"
+    case .retire: "retire"
     }
   }
 }
@@ -47,6 +50,9 @@ public enum HostMessage: Sendable, Equatable {
   case log(level: UInt8, message: String)
   case heartbeat(sequence: UInt64)
   case stopped
+  /// The plugin's `retire` (ABI 1.3) returned PB_OK. (Its refusal, or a plugin without one,
+  /// is `failed(stage: .retire, ...)`, PB_ERR_NOT_SUPPORTED for nothing to undo.)
+  case retired
   /// How many of the plugin's calls the host has refused so far (bad values, wrong port or
   /// lifecycle state); sent at most once a second when it changed, and once more at stop.
   case refusals(total: UInt64)
@@ -63,7 +69,7 @@ public enum HostMessage: Sendable, Equatable {
   /// Append-only: a new kind takes the next number, older numbers never change.
   enum Tag: UInt8 {
     case hello = 1, described, created, failed, started, publish, log, heartbeat, stopped, refusals
-    case publishPressure, confined, refusedCalls
+    case publishPressure, confined, refusedCalls, retired
   }
 
   /// Most ports a plugin may declare.
@@ -119,6 +125,8 @@ public enum HostMessage: Sendable, Equatable {
       writer.u64(sequence)
     case .stopped:
       header(.stopped)
+    case .retired:
+      header(.retired)
     case .refusals(let total):
       header(.refusals)
       writer.u64(total)
@@ -185,6 +193,7 @@ public enum HostMessage: Sendable, Equatable {
     case .log: message = .log(level: try reader.u8(), message: try reader.string())
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stopped: message = .stopped
+    case .retired: message = .retired
     case .refusals: message = .refusals(total: try reader.u64())
     case .publishPressure: message = .publishPressure(busy: try reader.u64(), waits: try reader.u64())
     case .confined:

@@ -34,9 +34,12 @@ public enum HubMessage: Sendable, Equatable {
   case heartbeat(sequence: UInt64)
   /// stop(), destroy(), then exit 0.
   case stop
+  /// Instead of `start`, after `load`: call the plugin's `retire` (ABI 1.3), answer `retired`
+  /// or `failed(stage: .retire, ...)`; `stop` then destroys the instance and ends the host.
+  case retire
 
   enum Tag: UInt8 {
-    case hello = 1, describe, load, start, input, heartbeat, stop
+    case hello = 1, describe, load, start, input, heartbeat, stop, retire
   }
 
   public func encode() -> [UInt8] {
@@ -75,6 +78,9 @@ public enum HubMessage: Sendable, Equatable {
     case .stop:
       writer.u8(Tag.stop.rawValue)
       writer.u16(0)
+    case .retire:
+      writer.u8(Tag.retire.rawValue)
+      writer.u16(0)
     }
     return writer.bytes
   }
@@ -99,6 +105,7 @@ public enum HubMessage: Sendable, Equatable {
       message = .input(port: port, value: try reader.value(), hops: hops)
     case .heartbeat: message = .heartbeat(sequence: try reader.u64())
     case .stop: message = .stop
+    case .retire: message = .retire
     }
     try reader.expectEnd()
     return message

@@ -175,6 +175,8 @@ final class HostRuntime: Sendable {
       pluginQueue.async { self.sendOrLeave(.heartbeat(sequence: sequence)) }
     case .stop:
       pluginQueue.async { self.stop(exit: true) }
+    case .retire:
+      pluginQueue.async { self.retire() }
     }
   }
 
@@ -249,6 +251,27 @@ final class HostRuntime: Sendable {
       fail(.start, status: status, Self.message(error, status: status))
     }
     sendOrLeave(.started)
+  }
+
+  /// The instance was removed from the config: the plugin's `retire` (ABI 1.3) undoes what it
+  /// left outside the hub. The instance stays created (no publishing); `stop` destroys it.
+  private func retire() {
+    guard let plugin, currentPhase == .created else { return }
+    guard let retire = plugin.library.retire else {
+      outbox.send(
+        HostMessage.failed(stage: .retire, status: PB_ERR_NOT_SUPPORTED, message: "the plugin has no retire").encode())
+      return
+    }
+    var error = pb_error()
+    let call = conformance?.callbackBegins("retire")
+    let status = retire(plugin.instance, &error)
+    if let call { conformance?.callbackEnded(call, status: status, message: Self.text(error)) }
+    if status == PB_OK {
+      outbox.send(HostMessage.retired.encode())
+    } else {
+      outbox.send(
+        HostMessage.failed(stage: .retire, status: status, message: Self.message(error, status: status)).encode())
+    }
   }
 
   private func deliver(port: UInt32, value: Value, hops: UInt8) {

@@ -20,6 +20,12 @@ struct PluginLibrary {
   }
 
   /// The part of the descriptor every v1 plugin must have: up to and including `destroy`.
+  /// ABI 1.3's `retire`, when the plugin's descriptor reaches it and sets it (the copy is
+  /// zeroed past the plugin's size, so an older descriptor reads NULL here).
+  var retire: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<pb_error>?) -> pb_status)? {
+    declaredSize >= MemoryLayout<pb_plugin_descriptor>.offset(of: \.retire)! + 8 ? descriptor.retire : nil
+  }
+
   static let minimumDescriptorSize = MemoryLayout<pb_plugin_descriptor>.offset(of: \.destroy)! + 8
 
   /// Opens and validates `path`. Every refusal is one line naming the library and the reason.

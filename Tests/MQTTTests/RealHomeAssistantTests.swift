@@ -350,10 +350,9 @@ import Testing
     try ha.stop()
   }
 
-  /// Removing the whole `[home_assistant]` table takes what the hub announced out of HA.
-  /// (Removing the whole mqtt instance does not yet: a plugin no longer configured never runs
-  /// to clear its topics; see docs/plugins/mqtt.md.)
-  @Test func removingTheTableClearsHomeAssistant() throws {
+  /// Removing the whole `[home_assistant]` table takes what the hub announced out of HA, and
+  /// so does removing the whole mqtt instance (its plugin's `retire`, run by the hub).
+  @Test func removingTheTableOrTheInstanceClearsHomeAssistant() throws {
     let broker = try MosquittoBroker(directory: directory)
     let ha = try HomeAssistantUnderTest(directory: directory)
     try ha.addMQTT(port: broker.port)
@@ -371,6 +370,19 @@ import Testing
       left = try announced()
       return left.isEmpty
     }
+
+    // The table back, then the whole instance gone from the config.
+    try Self.reload(hub) { $0 + "\n" + Self.entities() }
+    try ha.eventually("four mqtt entities in HA again") { try announced().count == 4 }
+    try Self.reload(hub) { text in
+      // Only the [hub] table stays.
+      String(text[..<(text.range(of: "[instances.")?.lowerBound ?? text.endIndex)])
+    }
+    try ha.eventually("no mqtt entity left after the instance went; left: \(Self.ids(left))") {
+      left = try announced()
+      return left.isEmpty
+    }
+    #expect(hub.process.output.contains("retired removed instance mqtt (mqtt)"), "\(hub.process.output)")
     try ha.stop()
   }
 }

@@ -136,16 +136,38 @@ final class MQTTPlugin: PatchbayPlugin {
 
   static let version = PatchbayVersion.current
 
-  func start() throws {
+  /// How to reach the broker; `will`: the status topic's `offline` when the connection drops.
+  func options(will: Bool) throws -> MosquittoClient.Options {
     let broker = config.broker
     let password = try broker.passwordFile.map(PasswordFile.read)
-    let options = MosquittoClient.Options(
+    return MosquittoClient.Options(
       host: broker.host, port: broker.port, keepaliveSeconds: broker.keepaliveSeconds,
       clientID: broker.clientID(instance: context.instanceName, hub: config.hubName, hubID: hubID),
       cleanSession: broker.cleanSession,
       protocolVersion: broker.protocolVersion, username: broker.username, password: password, tls: broker.tls,
-      will: (statusTopic, Array("offline".utf8)), retryInitialSeconds: broker.retryInitialSeconds,
+      will: will ? (statusTopic, Array("offline".utf8)) : nil, retryInitialSeconds: broker.retryInitialSeconds,
       retryMaxSeconds: broker.retryMaxSeconds)
+  }
+
+  /// Removed from the config: what the instance left retained on the broker goes (its Home
+  /// Assistant discovery configs and state topics, as remembered, and its status topic).
+  func retire() throws {
+    let announcer = DiscoveryAnnouncer(discovery: nil, stateDirectory: context.stateDirectory, context: context)
+    let topics = announcer.readRecord() + [statusTopic]
+    try RetainedCleanup(
+      options: try options(will: false), maxPayloadBytes: config.broker.maxPayloadBytes, context: context
+    )
+    .clear(topics)
+    announcer.writeRecord([])
+    context.log(
+      .info,
+      "cleared \(topics.count) retained topics on \(config.broker.host):\(config.broker.port) "
+        + "(\(topics.count - 1) Home Assistant ones and \(statusTopic))")
+  }
+
+  func start() throws {
+    let broker = config.broker
+    let options = try options(will: true)
 
     let outbox = Outbox(capacity: Outbox.defaultCapacity)
     sequence = ShareSequence(epoch: Int64(Date().timeIntervalSince1970 * 1000))

@@ -29,7 +29,7 @@ public struct SupervisionSettings: Sendable, Equatable, Codable {
 }
 
 /// One `[instances.NAME]` section.
-public struct InstanceSpec: Sendable, Equatable {
+public struct InstanceSpec: Sendable, Equatable, Codable {
   public var name: String
   public var plugin: String
   public var logLevel: String

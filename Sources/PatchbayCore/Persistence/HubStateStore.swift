@@ -13,6 +13,11 @@ package final class HubStateStore: Sendable {
     /// Retained addresses that the config stopped naming, and since when (seconds since 1970);
     /// optional so that files written before it still load.
     var unconfigured: [String: Double]? = nil
+    /// The instances of the config last run, and those removed from it whose plugin has not
+    /// yet undone what they left outside the hub (`Hub.retireRemovedInstances`); optional so
+    /// that files written before them still load.
+    var instances: [InstanceSpec]? = nil
+    var retiring: [InstanceSpec]? = nil
   }
 
   /// How long a retained value outlives the last config that named its port (a port renamed
@@ -108,6 +113,35 @@ package final class HubStateStore: Sendable {
     }
     if changed { flush() }
     return dropped
+  }
+
+  /// Remembers `specs` as the config now running and returns the instances to retire: those
+  /// the config last run had and this one has not, with those still waiting from before. An
+  /// instance that is back in the config is not retired. (A state file from before this was
+  /// kept knows no earlier instances: nothing to retire.)
+  package func noteInstances(_ specs: [InstanceSpec]) -> [InstanceSpec] {
+    let pending = memory.withLock { memory -> [InstanceSpec] in
+      let names = Set(specs.map(\.name))
+      var pending = memory.snapshot.retiring ?? []
+      for spec in memory.snapshot.instances ?? [] where !pending.contains(where: { $0.name == spec.name }) {
+        if !names.contains(spec.name) { pending.append(spec) }
+      }
+      pending.removeAll { names.contains($0.name) }
+      memory.snapshot.instances = specs
+      memory.snapshot.retiring = pending.isEmpty ? nil : pending
+      return pending
+    }
+    flush()
+    return pending
+  }
+
+  /// The removed instance `name` is retired (or had nothing to undo): forgotten.
+  package func retired(_ name: String) {
+    memory.withLock { memory in
+      memory.snapshot.retiring?.removeAll { $0.name == name }
+      if memory.snapshot.retiring?.isEmpty == true { memory.snapshot.retiring = nil }
+    }
+    flush()
   }
 
   private func scheduleFlush(delay: Double) {

@@ -386,7 +386,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.change { $0.confinement = (Int(abi), network, signals, seccomp) }
     case .refusedCalls(let total):
       state.change { $0.refusedCalls = Int(clamping: total) }
-    case .described, .stopped:
+    case .described, .stopped, .retired:
       break
     }
   }

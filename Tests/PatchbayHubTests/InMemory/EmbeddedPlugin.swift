@@ -45,7 +45,7 @@ final class EmbeddedPlugin: PluginChannel {
     if life.withLock({ $0.ended }) { return false }
     switch message {
     case .hello: answer(.hello(protocolVersion: WireProtocol.version, pid: pid))
-    case .describe: break
+    case .describe, .retire: break
     case .load:
       let info = PluginInfo(name: "embedded", version: "1.0", description: "in memory", abiMajor: 1, abiMinor: 0)
       answer(.created(info, ports: ports))

@@ -74,6 +74,9 @@
  *   PB_HOST_HAS(); pb_plugin_descriptor.abi_minor now means the lowest minor the plugin
  *   needs (see there).
  *
+ *   ABI 1.3 (append-only over 1.2): pb_plugin_descriptor.retire, called once for an
+ *   instance removed from the config (see there). A hub before 1.3 never calls it.
+ *
  *   WHICH HUBS LOAD A PLUGIN: descriptor.abi_minor is the lowest ABI minor the plugin needs,
  *   not necessarily the header's PB_ABI_MINOR. A plugin that sets 0 loads in every v1 hub;
  *   anything newer it uses must then be checked at run time: a host function with
@@ -118,7 +121,7 @@ extern "C" {
 #endif
 
 #define PB_ABI_MAJOR 1
-#define PB_ABI_MINOR 2
+#define PB_ABI_MINOR 3
 
 /* The one symbol a plugin library exports. */
 #define PB_ENTRY_SYMBOL "patchbay_plugin_describe"
@@ -472,6 +475,18 @@ typedef struct pb_plugin_descriptor {
   /* PB_PLUGIN_* bits: what this plugin declares it handles. Zero keeps ABI 1.0 behaviour. */
   uint32_t flags;
   uint32_t reserved_1_1; /* zero */
+
+  /* ---- ABI 1.3 (a 1.1 or 1.2 descriptor ends above) ---- */
+
+  /* [plugin context] May be NULL. The instance was removed from the config for good (or
+   * renamed): undo what it left outside the hub, so nothing it announced outlives its config:
+   * retained MQTT messages, registrations with a bridge or a cloud. Called after a successful
+   * create() with the instance's last config and its state directory, instead of start(); no
+   * port may be published to (logging is fine). Do the work, wait for it to be acknowledged,
+   * and return PB_OK; return an error (PB_ERR_UNAVAILABLE: the peer is away) and the hub logs
+   * it and tries again at its next start or reload. PB_ERR_NOT_SUPPORTED means nothing to
+   * undo. stop() is not called afterwards; destroy() is. The hub gives it 60 s. */
+  pb_status (*retire)(void *instance, pb_error *error);
 } pb_plugin_descriptor;
 
 /* ABI 1.1, for pb_plugin_descriptor.flags: publish() on an event port may return PB_ERR_BUSY
