@@ -119,12 +119,12 @@ import Testing
       """)
     let check = try harness.cli("check")
     #expect(check.status == 1)
-    #expect(check.output.contains("built for plugin ABI 2.0, this hub speaks ABI 1.2"))
+    #expect(check.output.contains("built for plugin ABI 2.0, this hub speaks ABI 1.3"))
     #expect(check.output.contains("no entry symbol 'patchbay_plugin_describe'"))
 
     try harness.start()
     let hub = harness.process!
-    try hub.waitForLine(containing: "built for plugin ABI 2.0, this hub speaks ABI 1.2")
+    try hub.waitForLine(containing: "built for plugin ABI 2.0, this hub speaks ABI 1.3")
     try hub.waitForLine(containing: "no entry symbol")
     #expect(try harness.cli("send", "counter.increment", "trigger").status == 0)
     try eventually("count 1 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":1}"#) }

@@ -17,6 +17,9 @@ final class AccessoryLocator: Sendable {
   private let browser: HAPBrowser
   private let location: Mutex<Location>
   private let following = Mutex<Task<Void, Never>?>(nil)
+  /// Who waits for the next move (`wait`), resumed when it comes or when they give up.
+  private let waiters = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
+  private let nextWaiter = Atomic<UInt64>(0)
 
   init(deviceID: String, stored: Location, logger: Logger) {
     self.deviceID = deviceID
@@ -41,7 +44,13 @@ final class AccessoryLocator: Sendable {
           defer { location = found }
           return location != found
         }
-        if changed { moved(found) }
+        guard changed else { continue }
+        moved(found)
+        for waiter in waiters.withLock({ waiters in
+          defer { waiters = [:] }; return Array(waiters.values)
+        }) {
+          waiter.resume()
+        }
       }
     }
     following.withLock { $0 = task }
@@ -49,11 +58,30 @@ final class AccessoryLocator: Sendable {
 
   /// Waits `seconds`, or less when the accessory moves away from `from` meanwhile.
   func wait(seconds: Double, awayFrom from: Location) async {
-    var left = seconds
-    // Half-second steps: the record is a Mutex the browser's thread updates.
-    while left > 0, !Task.isCancelled, now == from {
-      try? await Task.sleep(for: .milliseconds(Int(min(left, 0.5) * 1000)))
-      left -= 0.5
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+      group.addTask { [self] in await nextMove(awayFrom: from) }
+      await group.next()
+      group.cancelAll()
+    }
+  }
+
+  /// Returns once the location is not `from` (at once if it is not now), or when cancelled.
+  private func nextMove(awayFrom from: Location) async {
+    let id = nextWaiter.add(1, ordering: .relaxed).newValue
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        // Registered under the lock the mover empties: a move either comes before (seen here)
+        // or after (it resumes this one).
+        let resumeNow = waiters.withLock { waiters -> Bool in
+          if Task.isCancelled || now != from { return true }
+          waiters[id] = continuation
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    } onCancel: {
+      waiters.withLock { $0.removeValue(forKey: id) }?.resume()
     }
   }
 

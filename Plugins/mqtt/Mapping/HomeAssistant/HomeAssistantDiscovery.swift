@@ -88,6 +88,9 @@ public struct HomeAssistantDiscovery: Sendable {
     return .object(members)
   }
 
+  /// Who announced it, in every config (HA logs it with discovery problems).
+  var origin: JSONValue { .object([("name", .string("patchbay")), ("sw_version", .string(version))]) }
+
   /// HA shows at most 255 characters of a state; longer text would make the entity `unknown`.
   public static let maxStateLength = 255
 
@@ -129,8 +132,7 @@ public struct HomeAssistantDiscovery: Sendable {
   /// platform to load: these come first, so a button's device (also a trigger) finds the hub's
   /// device there for `via_device`.
   var hubTriggerAnnouncements: [Announcement] {
-    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
-    return [("online", "turn_on"), ("offline", "turn_off")].map { payload, type in
+    [("online", "turn_on"), ("offline", "turn_off")].map { payload, type in
       Announcement(
         topic: TopicFilter.join(
           settings.discoveryPrefix, "device_automation/\(nodeID)/\(Self.hubStatusName)_\(payload)/config"),
@@ -143,7 +145,6 @@ public struct HomeAssistantDiscovery: Sendable {
 
   /// The hub's connection as a diagnostic binary sensor of its own device (see `hubStatusName`).
   var hubStatusAnnouncement: Announcement {
-    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
     let objectID = "patchbay_\(instanceLevel)_\(Self.hubStatusName)"
     return Announcement(
       topic: TopicFilter.join(settings.discoveryPrefix, "binary_sensor/\(nodeID)/\(Self.hubStatusName)/config"),
@@ -158,7 +159,6 @@ public struct HomeAssistantDiscovery: Sendable {
 
   func announcements(for entity: HomeAssistantEntity) -> [Announcement] {
     let prefix = settings.discoveryPrefix
-    let origin: JSONValue = .object([("name", .string("patchbay")), ("sw_version", .string(version))])
     if entity.component == .button {
       return Self.triggerTypes.map { action, type in
         Announcement(
