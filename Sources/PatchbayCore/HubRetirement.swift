@@ -24,14 +24,17 @@ extension Hub {
   /// start and after a reload.
   package func retireRemovedInstances() {
     guard let retirer else { return }
-    let pending = store.noteInstances(config.instances)
-    guard !pending.isEmpty, retiring.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    guard !store.noteInstances(config.instances).isEmpty,
+      retiring.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
     else { return }
     let locator = self.locator
     let stateDirectory = config.hub.stateDirectory
     DispatchQueue.global().async { [self] in
       defer { retiring.store(false, ordering: .releasing) }
-      for spec in pending {
+      // Instances a reload removes while this pass runs join it; each is tried once per pass.
+      var tried: Set<String> = []
+      while let spec = store.pendingRetirements.first(where: { !tried.contains($0.name) }) {
+        tried.insert(spec.name)
         // Back in the config meanwhile: its running instance owns the state directory now.
         if config.instances.contains(where: { $0.name == spec.name }) { continue }
         guard let library = locator.library(for: spec.plugin) else {

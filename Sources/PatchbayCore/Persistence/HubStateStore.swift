@@ -135,6 +135,9 @@ package final class HubStateStore: Sendable {
     return pending
   }
 
+  /// The removed instances still to retire.
+  package var pendingRetirements: [InstanceSpec] { memory.withLock { $0.snapshot.retiring ?? [] } }
+
   /// The removed instance `name` is retired (or had nothing to undo): forgotten.
   package func retired(_ name: String) {
     memory.withLock { memory in
