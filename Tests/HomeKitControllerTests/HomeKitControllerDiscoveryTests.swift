@@ -78,6 +78,11 @@ struct HomeKitControllerDiscoveryTests {
     try hub.start(environment: avahi.environment, launcher: there)
     try hub.waitUntilRunning("house", "probe")
     try eventually("connected to HAP-python; log:\n\(hub.log)") { hub.log.contains("connected to Test Bridge") }
+    try eventually("the PEER column to say connected") {
+      try hub.cli("status").output.split(separator: "\n").contains {
+        $0.hasPrefix("house ") && $0.contains(" connected")
+      }
+    }
     print(try hub.cli("status").output)
     try await accessory.send(["cmd": "position", "value": 40])
     try eventually("the blind's position at the probe: \(HomeKitControllerPluginTests.recorded(probe))") {
@@ -94,6 +99,7 @@ struct HomeKitControllerDiscoveryTests {
     try await accessory.startAgain(port: 51831)
     try await accessory.waitForSetter("brightness", within: 120) { $0.doubleValue == 30 }
     #expect(hub.log.contains("is at \(avahi.peerAddress):51831"), "\(hub.log)")
+    print(hub.log.split(separator: "\n").filter { $0.contains("[house]") }.joined(separator: "\n"))
     let store = ControllerPairingStore(directory: hub.stateDirectory + "/instances/house")
     #expect(try store.loadPairing()?.port == 51831, "the new port is kept for the next start")
     try hub.stop()

@@ -60,7 +60,13 @@ import Testing
     let stopTook = Self.seconds(since: stopBegan)
     print("stuck stop: restart done in \(restartTook), hub SIGTERM done in \(stopTook) (stop_timeout_ms = 1000)")
     #expect(status == 0, "\(hub.output)")
-    #expect(hub.lines.contains { $0.contains("[stuck] is not reading its inputs") }, "\(hub.output)")
+    // Either way the stop deadline fired: its socket was full when the stop came (SIGTERM at
+    // once), or the stop message still fit and it never read it (SIGTERM after stop_timeout).
+    // Which one depends on how far the flood got, not on the hub.
+    #expect(
+      hub.lines.contains {
+        $0.contains("[stuck] is not reading its inputs") || $0.contains("[stuck] did not stop within 1.0 s")
+      }, "\(hub.output)")
   }
 
   @Test func aCreateThatFailsHoldsUpNoOtherInstance() throws {
