@@ -2,6 +2,10 @@ import NIOCore
 import NIOPosix
 import PatchbayValues
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A TCP connection to an accessory: one request at a time in order, plaintext until
 /// `startEncryption`. Its channel handler owns the state; this is the async face of it.
 final class HAPClientConnection: Sendable {
@@ -36,8 +40,21 @@ final class HAPClientConnection: Sendable {
       return HAPClientConnection(channel: channel, hostHeader: hostHeader, events: events)
     } catch {
       continuation.finish()
-      throw .connectFailed("\(host) port \(port): \(error)")
+      throw .connectFailed("\(host) port \(port): \(Self.reason(error))")
     }
+  }
+
+  /// Why a connect failed, for people: `Connection refused`, not NIO's nested dump.
+  static func reason(_ error: any Error) -> String {
+    let underlying = (error as? NIOConnectionError)?.connectionErrors.first?.error ?? error
+    if let io = underlying as? IOError { return String(cString: strerror(io.errnoCode)) }
+    if case ChannelError.connectTimeout(let timeout) = underlying {
+      return "no answer within \(timeout.nanoseconds / 1_000_000_000) s"
+    }
+    if let connection = error as? NIOConnectionError, connection.connectionErrors.isEmpty {
+      return "cannot resolve the name"
+    }
+    return "\(underlying)"
   }
 
   func send(_ request: HTTPRequest) async throws(HAPClientError) -> HTTPResponse {
