@@ -43,7 +43,12 @@ struct AccessoryRecordTests {
     var session = ClientSession(
       accessories: definitions, added: AddedAccessories(["old_name": "Switch", "desk": "Switch", "kept": "Switch"]))
     _ = session.update(.init(accessory: "desk", characteristic: "Brightness"), to: .number(40))
-    let sent = session.opened().send
+    let opened = session.opened()
+    let sent = opened.send
+    // What it asks for is kept (and saved) before the answers: a hub stopped in between (CI
+    // once stopped it there) still replaces a changed service at its next start.
+    #expect(opened.addedChanged)
+    #expect(session.added.services["new_name"] == "Switch" && session.added.services["desk"] == "Lightbulb")
     #expect(
       sent == [
         .remove(name: "desk"), .remove(name: "old_name"), .add(definitions[0]), .add(definitions[1]),

@@ -93,6 +93,12 @@ public struct ClientSession: Sendable {
       output.log(.info, "removing accessory '\(name)' from Homebridge: \(now)")
     }
     output.send += accessories.map { .add($0) }
+    // Kept before the answers come (and saved before the adds go out): a hub stopped in
+    // between still knows what it asked for, and replaces a changed service at its next start.
+    for definition in accessories where added.services[definition.name] != definition.service.name {
+      added.services[definition.name] = definition.service.name
+      output.addedChanged = true
+    }
     output.send.append(.get(name: "all"))
     output.log(.info, "connected: adding \(accessories.count) accessories, reading Homebridge's values")
     return output
