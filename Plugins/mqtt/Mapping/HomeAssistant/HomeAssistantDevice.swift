@@ -26,9 +26,7 @@ public struct HomeAssistantDevice: Sendable, Equatable, Decodable {
     try decoder.refuseUnknownKeys(Keys.self)
     let table = try decoder.container(keyedBy: Keys.self)
     name = try table.decode(String.self, forKey: .name)
-    guard !name.isEmpty, name.count <= 48,
-      name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
-    else {
+    guard HomeAssistantEntity.isIDPart(name) else {
       throw decoder.mistake("name", "'\(name)' must be 1 to 48 of a-z, 0-9 and _ (it is part of the device's id)")
     }
     title = try table.decodeIfPresent(String.self, forKey: .title) ?? name

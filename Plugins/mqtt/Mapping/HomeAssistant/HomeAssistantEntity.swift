@@ -66,6 +66,13 @@ public struct HomeAssistantEntity: Sendable, Equatable {
   /// The colour-mode sets HA takes (its `valid_supported_color_modes`).
   static let colorModeSets: [[String]] = [["onoff"], ["brightness"], ["hs"], ["color_temp"], ["hs", "color_temp"]]
 
+  /// A name that goes into HA ids and topic levels (an entity's, a device's): 1 to 48 of
+  /// a-z, 0-9 and _.
+  static func isIDPart(_ name: String) -> Bool {
+    !name.isEmpty && name.count <= 48
+      && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+  }
+
   /// The input port: a value from the hub shown in HA.
   public var statePort: String { component == .button ? "ha.\(name).press" : "ha.\(name).state" }
   /// The input port for the entity's own availability (route a plugin's `connected` here).
@@ -102,9 +109,7 @@ extension HomeAssistantEntity: Decodable {
     try decoder.refuseUnknownKeys(Keys.self)
     let table = try decoder.container(keyedBy: Keys.self)
     name = try table.decode(String.self, forKey: .name)
-    guard !name.isEmpty, name.count <= 48,
-      name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
-    else {
+    guard Self.isIDPart(name) else {
       throw decoder.mistake("name", "'\(name)' must be 1 to 48 of a-z, 0-9 and _ (it is the object id and names ports)")
     }
     title = try table.decodeIfPresent(String.self, forKey: .title) ?? name
