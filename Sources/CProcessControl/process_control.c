@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -76,6 +78,77 @@ static pid_t parent_of(pid_t pid) {
   pid_t parent = 0;
   for (const char *cursor = end + 4; *cursor >= '0' && *cursor <= '9'; cursor++) parent = parent * 10 + (*cursor - '0');
   return parent;
+}
+
+/* State, parent and session of PID from /proc/PID/stat ("PID (COMM) S PPID PGRP SESSION ...",
+ * counted from the last ')': COMM is any bytes). Returns 0, or -1 when it cannot be read. */
+static int stat_of(pid_t pid, char *state, pid_t *parent, pid_t *session) {
+  char path[64], stat[512];
+  format_path(path, pid, "stat");
+  if (read_file(path, stat, sizeof stat) <= 0) return -1;
+  char *cursor = strrchr(stat, ')');
+  if (!cursor || cursor[1] != ' ' || cursor[2] == 0 || cursor[3] != ' ') return -1;
+  *state = cursor[2];
+  cursor += 4;
+  long fields[3] = {0, 0, 0};
+  for (int field = 0; field < 3; field++) {
+    if (*cursor < '0' || *cursor > '9') return -1;
+    for (; *cursor >= '0' && *cursor <= '9'; cursor++) fields[field] = fields[field] * 10 + (*cursor - '0');
+    if (*cursor++ != ' ') return -1;
+  }
+  *parent = (pid_t)fields[0];
+  *session = (pid_t)fields[2];
+  return 0;
+}
+
+int pc_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int pc_eventfd_cloexec(void) { return eventfd(0, EFD_CLOEXEC); }
+
+int pc_has_zombie_child(void) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return 0;
+  return info.si_pid != 0;
+}
+
+int pc_reap_inherited_zombies(const pid_t *spare, int spare_count) {
+  pid_t self = getpid();
+  pid_t own_session = getsid(0);
+  int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[4096];
+  int reaped = 0;
+  for (;;) {
+    long got = syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+    if (got <= 0) break;
+    for (long offset = 0; offset < got;) {
+      struct linux_dirent64 *entry = (struct linux_dirent64 *)(buffer + offset);
+      offset += entry->d_reclen;
+      pid_t pid = parse_pid(entry->d_name);
+      char state = 0;
+      pid_t parent = 0, session = 0;
+      if (pid <= 0 || pid == self || stat_of(pid, &state, &parent, &session) != 0) continue;
+      if (parent != self || state != 'Z' || session == own_session) continue;
+      int spared = 0;
+      for (int index = 0; index < spare_count && !spared; index++) spared = spare[index] == pid;
+      if (!spared && waitpid(pid, NULL, WNOHANG) == pid) reaped++;
+    }
+  }
+  close(fd);
+  return reaped;
+}
+
+int pc_spawnattr_new_session(posix_spawnattr_t *attributes) {
+  short flags = 0;
+  int status = posix_spawnattr_getflags(attributes, &flags);
+  if (status == 0) status = posix_spawnattr_setflags(attributes, (short)(flags | POSIX_SPAWN_SETSID));
+  return status;
+}
+
+int pc_is_subreaper(void) {
+  int flag = 0;
+  return prctl(PR_GET_CHILD_SUBREAPER, &flag, 0, 0, 0) == 0 && flag != 0;
 }
 
 static int environment_has(pid_t pid, const char *marker) {

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -149,7 +150,7 @@ static void refused_call(int signal, siginfo_t *info, void *context) {
 uint64_t sb_refused_calls(void) { return atomic_load(&refused); }
 long sb_last_refused_call(void) { return atomic_load(&last_refused); }
 
-int sb_seccomp_install(void) {
+int sb_seccomp_install(int allow_unix_sockets) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_sigaction = refused_call;
@@ -186,6 +187,10 @@ int sb_seccomp_install(void) {
                               SCMP_A0(SCMP_CMP_MASKED_EQ, namespace_flags[i], namespace_flags[i]));
   }
   if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  /* Named Unix sockets (see sandbox.h): the family is socket(2)'s first argument. */
+  if (status == 0 && !allow_unix_sockets) {
+    status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  }
   /* The trap handler stays ours: a plugin may not replace or ignore SIGSYS. */
   if (status == 0) {
     status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_sigaction), 1,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PatchbayHub
 
 /// `patchbay check`: validate without running.
@@ -21,8 +22,22 @@ struct CheckCommand: ParsableCommand {
       printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
       throw ExitCode(1)
     }
+    if let note = Self.containmentNote(instances: config.instances.count) { printError("note: \(note)") }
     print(
       "\(config.files.joined(separator: ", ")): OK (\(config.instances.count) instances, \(config.routes.count) routes)"
     )
+  }
+
+  /// Where the hub would run without cgroups (not a systemd service, no PATCHBAY_CGROUP), its
+  /// memory and process limits are per process: what a plugin forks is not counted (issue 41).
+  static func containmentNote(instances: Int) -> String? {
+    let environment = ProcessInfo.processInfo.environment
+    guard instances > 0, environment["INVOCATION_ID"] == nil, (environment["PATCHBAY_CGROUP"] ?? "").isEmpty else {
+      return nil
+    }
+    return "outside systemd (as here) a hub gives each instance rlimits only: memory_limit_mb and open_files hold"
+      + " per process, and what a plugin forks is not counted against them. Under the shipped unit"
+      + " (Delegate=yes) each instance has a cgroup of its own with memory.max and pids.max"
+      + " (docs/architecture.md, \"Containment\")."
   }
 }

@@ -47,6 +47,15 @@ enum SandboxTable {
         lines.append(
           "  bind:    " + (policy.bind.isEmpty ? "none" : policy.bind.map(String.init).joined(separator: ", ")))
       }
+      let unix =
+        if policy.unixSockets {
+          "ALLOWED (may connect to any named Unix socket its user can open: D-Bus, avahi-daemon)"
+        } else if sandbox.seccomp {
+          "refused (no socket(AF_UNIX): not the control socket, not D-Bus)"
+        } else {
+          "NOT confined (no seccomp)"
+        }
+      lines.append("  unix:    " + unix)
       lines.append("  refused system calls: \(sandbox.refusedCalls)")
     }
     return lines.joined(separator: "\n")

@@ -27,6 +27,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let retirer: InstanceRetirer?
   /// One retirement pass at a time (a reload right after a start finds the first still going).
   package let retiring = Atomic(false)
+  /// Run once a second on the ticker: the process hub reaps the children it inherited there.
+  private let housekeeping: (@Sendable () -> Void)?
+  private let ticks = Atomic(0)
 
   package struct Tables {
     var config: HubConfig
@@ -51,8 +54,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// `storage` keeps what the hub remembers (a file under the state directory in `PatchbayHub`).
   package init(
     config: HubConfig, launcher: @escaping PluginLauncher, storage: any HubStateStorage,
-    clock: any HubClock = SystemClock(), retirer: InstanceRetirer? = nil
+    clock: any HubClock = SystemClock(), retirer: InstanceRetirer? = nil,
+    housekeeping: (@Sendable () -> Void)? = nil
   ) {
+    self.housekeeping = housekeeping
     self.launcher = launcher
     self.retirer = retirer
     self.clock = clock
@@ -163,6 +168,8 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     clock.schedule(after: Self.tickInterval) { [weak self] in
       guard let self, self.ticking.load(ordering: .relaxed) else { return }
       for supervisor in self.instances.values { supervisor.heartbeatTick() }
+      let tick = self.ticks.add(1, ordering: .relaxed).newValue
+      if let housekeeping = self.housekeeping, tick % Int(1 / Self.tickInterval) == 0 { housekeeping() }
       self.scheduleTick()
     }
   }

@@ -8,6 +8,6 @@ extension Hub {
   public convenience init(config: HubConfig) {
     self.init(
       config: config, launcher: PluginLaunchers.processes, storage: StateFile(directory: config.hub.stateDirectory),
-      retirer: InstanceRetirement.retirer)
+      retirer: InstanceRetirement.retirer, housekeeping: { InheritedChildren.reapIfAnyEnded() })
   }
 }

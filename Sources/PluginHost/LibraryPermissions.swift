@@ -37,8 +37,10 @@ enum LibraryPermissions {
     if info.st_uid != 0, info.st_uid != user {
       return
         "the \(what) '\(path)' belongs to uid \(info.st_uid), neither root nor the hub's user (uid \(user)),"
-        + " who could replace the plugin with their own code; fix it with `chown \(user) \(path)`"
-        + " (or move the plugin to a folder root owns)"
+        + " who could have put their own code there: do not chown it to make it load. Remove it"
+        + (type == S_IFDIR
+          ? " from the plugin path (or move the plugins you trust to a folder root owns)"
+          : " (`rm \(path)`), or reinstall the plugin from its package; trust it only after a look at where it came from")
     }
     // A symbolic link's own mode means nothing; what it points at is checked on the real path.
     guard type != S_IFLNK else { return nil }

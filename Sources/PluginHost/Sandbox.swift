@@ -8,7 +8,7 @@ import CSandbox
 /// Landlock for files, TCP ports and signals, then a seccomp filter. Applied while the process
 /// has one thread, from the hub's arguments: `--sandbox-read PATH`, `--sandbox-write PATH`,
 /// `--sandbox-connect PORT`, `--sandbox-bind PORT` (each repeatable), `--sandbox-network any`,
-/// `--sandbox off`. Without `--sandbox-*` arguments nothing is confined (the hub always sends them).
+/// `--sandbox-unix-sockets allow`, `--sandbox off`. Without `--sandbox-*` arguments nothing is confined (the hub always sends them).
 struct Sandbox {
   var enabled = false
   var read: [String] = []
@@ -16,6 +16,8 @@ struct Sandbox {
   var connect: [UInt16] = []
   var bind: [UInt16] = []
   var networkAny = false
+  /// May create Unix sockets (and so connect to named ones: D-Bus, Avahi).
+  var unixSockets = false
 
   /// What the host confirmed, for the hub's `status`.
   struct Outcome {
@@ -52,6 +54,7 @@ struct Sandbox {
       case "--sandbox-connect": enabled = true; UInt16(value).map { connect.append($0) }
       case "--sandbox-bind": enabled = true; UInt16(value).map { bind.append($0) }
       case "--sandbox-network": enabled = true; networkAny = value == "any"
+      case "--sandbox-unix-sockets": enabled = true; unixSockets = value == "allow"
       case "--sandbox": enabled = value != "off"
       default: break
       }
@@ -104,7 +107,7 @@ struct Sandbox {
       outcome.problems.append(
         "this kernel has no Landlock (or it is disabled): files, ports and signals are not confined")
     }
-    let seccomp = sb_seccomp_install()
+    let seccomp = sb_seccomp_install(unixSockets ? 1 : 0)
     if seccomp == 0 {
       outcome.seccomp = true
     } else {

@@ -38,6 +38,29 @@ static inline int pc_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPE
 void pc_signals_reach_only_descendants(void);
 int pc_kill_descendants(int rounds);
 
+/* pipe2(O_CLOEXEC) and eventfd(EFD_CLOEXEC), which Swift's Glibc module does not import
+ * (they need _GNU_SOURCE). */
+int pc_pipe_cloexec(int fds[2]);
+int pc_eventfd_cloexec(void);
+
+/* Whether some child of this process has ended and waits to be reaped (waitid with WNOWAIT:
+ * nothing is reaped). One system call: cheap enough for a once-a-second check. */
+int pc_has_zombie_child(void);
+
+/* Reaps the ended children of this process (a subreaper) that it inherited: zombies whose
+ * session is not this process's own, except the pids in `spare` (the plugin hosts it spawned
+ * itself, each reaped by its own waiter). A plugin host runs in a session of its own, so
+ * whatever a plugin forks is never in the hub's session and cannot join it; the hub's other
+ * children (swift-subprocess's) are in the hub's session and are left to their owners.
+ * Returns how many it reaped. */
+int pc_reap_inherited_zombies(const pid_t *spare, int spare_count);
+
+/* Adds POSIX_SPAWN_SETSID: the child starts a session (and process group) of its own. */
+int pc_spawnattr_new_session(posix_spawnattr_t *attributes);
+
+/* Whether this process is a child subreaper (PR_GET_CHILD_SUBREAPER). */
+int pc_is_subreaper(void);
+
 /* SIGKILLs and reaps the children of this process (a subreaper) whose environment holds
  * `marker` (for example "PATCHBAY_INSTANCE=bedside"), except `spare`. Returns how many. */
 int pc_kill_marked_children(const char *marker, pid_t spare);

@@ -31,8 +31,14 @@ void sb_thread_proc_alias_enable(void);
 int sb_scopes_signals(void);
 
 /* Installs the seccomp filter (all threads): the refused system calls trap into a SIGSYS
- * handler that makes them fail with EPERM and counts them. Returns 0 or -errno. */
-int sb_seccomp_install(void);
+ * handler that makes them fail with EPERM and counts them. Unless allow_unix_sockets,
+ * socket(AF_UNIX, ...) fails with EACCES: Landlock does not cover connect(2) to a named
+ * socket, so without this a plugin could reach any socket its user can open (the hub's
+ * control socket, the system bus). The host's own socket to the hub is inherited, and
+ * socketpair(2) (which reaches nothing outside the process) stays allowed. Not trapped nor
+ * counted: the C library tries nscd's socket on every name lookup and copes with a refusal.
+ * Returns 0 or -errno. */
+int sb_seccomp_install(int allow_unix_sockets);
 /* System calls refused so far (async-signal-safe counter). */
 uint64_t sb_refused_calls(void);
 /* The most recently refused system call's number (for the log), or -1. */

@@ -10,7 +10,10 @@ import PatchbayValues
 /// - connect: every integer under a key `port` or `*_port`, the port of every `host:port` or
 ///   `scheme://host[:port]` string (a URL without a port: its scheme's), DNS over TCP (53),
 ///   and where none of these names a port, the bundled plugin's default (flic 5551, mqtt
-///   1883/8883, hue 80/443).
+///   1883/8883, hue 80/443);
+/// - Unix sockets: refused, but for the bundled plugins that talk to D-Bus (the system bus, or
+///   avahi-daemon through it) and an instance whose `sandbox.unix_sockets = true`. Landlock
+///   cannot confine connect(2) to a named socket, so the grant is all or nothing.
 /// The system's libraries and the few system files every plugin needs are granted by the
 /// plugin host itself (`Sandbox.swift`).
 public struct SandboxPolicy: Sendable, Equatable, Codable {
@@ -20,6 +23,8 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
   public var connect: [Int]
   public var bind: [Int]
   public var networkAny: Bool
+  /// May create Unix sockets, and so connect to any named one its user can open.
+  public var unixSockets: Bool
   /// Files the plugin writes by its config (`record`, `*_output`): created before the host starts.
   public var outputs: [String]
 
@@ -27,6 +32,8 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
   static let defaultPorts: [String: [Int]] = ["flic": [5551], "mqtt": [1883, 8883], "hue": [80, 443]]
   /// Bundled plugins whose peers' ports are not known from the config.
   static let anyPortPlugins: Set<String> = ["homekit-controller"]
+  /// Bundled plugins that need the system bus (mDNS through avahi-daemon; BlueZ).
+  static let unixSocketPlugins: Set<String> = ["homekit", "homekit-controller", "flic-ble"]
   static let schemePorts: [String: Int] = [
     "http": 80, "https": 443, "ws": 80, "wss": 443, "mqtt": 1883, "mqtts": 8883, "tcp": 0,
   ]
@@ -37,6 +44,7 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
     // A HomeKit accessory listens on a port of its own choosing (and mDNS says which): a
     // homekit-controller instance may connect to any port.
     networkAny = settings.networkAny || Self.anyPortPlugins.contains(spec.plugin)
+    unixSockets = settings.unixSockets || Self.unixSocketPlugins.contains(spec.plugin)
     var read: [String] = [libraryPath]
     var outputs: [String] = []
     var ports: [Int] = []
@@ -83,6 +91,7 @@ public struct SandboxPolicy: Sendable, Equatable, Codable {
       for port in connect { arguments += ["--sandbox-connect", String(port)] }
       for port in bind { arguments += ["--sandbox-bind", String(port)] }
     }
+    if unixSockets { arguments += ["--sandbox-unix-sockets", "allow"] }
     return arguments
   }
 

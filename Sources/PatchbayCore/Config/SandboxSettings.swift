@@ -15,6 +15,9 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
   public var bind: [Int] = []
   /// `network = "any"`: TCP is not confined.
   public var networkAny = false
+  /// `unix_sockets = true`: may create Unix sockets (D-Bus and the like). Landlock cannot
+  /// confine connect(2) to a named socket, so this reaches every socket its user can open.
+  public var unixSockets = false
 
   public init() {}
 
@@ -24,7 +27,7 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
     return value.description
   }
 
-  static let keys = ["enabled", "read", "write", "connect", "bind", "network"]
+  static let keys = ["enabled", "read", "write", "connect", "bind", "network", "unix_sockets"]
 
   /// Parses the table; every mistake names the file and the key.
   static func parse(_ value: JSONValue, prefix: String, file: String, _ diagnostics: inout [ConfigDiagnostic])
@@ -82,6 +85,15 @@ public struct SandboxSettings: Sendable, Equatable, Codable {
           settings.enabled = enabled
         } else {
           diagnostics.append(ConfigDiagnostic(file: file, key: "\(prefix).enabled", message: "must be true or false"))
+        }
+      case "unix_sockets":
+        if case .bool(let allowed) = value {
+          settings.unixSockets = allowed
+        } else {
+          diagnostics.append(
+            ConfigDiagnostic(
+              file: file, key: "\(prefix).unix_sockets",
+              message: "must be true (the plugin may open Unix sockets: D-Bus and the like) or false (the default)"))
         }
       case "read": settings.read = paths(key, value)
       case "write": settings.write = paths(key, value)

@@ -65,35 +65,17 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var failure: String?
     var failedSince: Date?
     var lastExit: String?
-    var restarts = 0
-    var messagesIn = 0
-    var messagesOut = 0
-    var drops = 0
-    /// Calls of the plugin its host refused (bad values, wrong port or state), this process.
-    var refusals = 0
-    /// How often a publish of this instance had to wait for a full consumer (back-pressure).
-    var backPressureWaits = 0
+    /// What status counts; the host-reported counts saturate (they are untrusted).
+    var counters = InstanceCounters()
     var backPressuredSince: Double?
     /// Inputs sent to the current process that it has not reported finished (`consumed`): given
     /// to the next process if this one dies, so an input in a dead process's socket is not lost.
     var inFlight: Deque<InFlightInput> = []
     var sentToProcess: UInt64 = 0
-    /// Control connections from this instance's processes, all refused (not the plugin's).
-    var controlRefusals = 0
     var controlRefusalLoggedAt: Double?
-    /// Refusals of the processes before this one (the count in `status` spans restarts).
-    var refusalsBefore = 0
-    /// The host's back-pressure on this process's publishes (BUSY answers, waits for room), as
-    /// it reported them, and the sum over the processes before it (like refusals).
-    var publishBusy = 0
-    var publishWaits = 0
-    var publishBusyBefore = 0
-    var publishWaitsBefore = 0
     /// The sandbox the current (or last) process was given, and what its host confirmed.
     var sandboxPolicy: SandboxPolicy?
     var confinement: (abi: Int, network: Bool, signals: Bool, seccomp: Bool)?
-    var refusedCalls = 0
-    var refusedCallsBefore = 0
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
@@ -344,7 +326,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
           ports[Int(index)].type == value.type
         else { return nil }
-        state.messagesOut += 1
+        InstanceCounters.bump(&state.counters.messagesOut)
         return ports[Int(index)]
       }
       guard let port else {
@@ -375,20 +357,27 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
           "create() refused the config of [instances.\(spec.name)]: \(text); not retried until the config changes")
       }
     case .refusals(let total):
-      state.change { $0.refusals = Int(clamping: total) }
+      state.change { $0.counters.refusals.report(total) }
     case .publishPressure(let busy, let waits):
       state.change {
-        $0.publishBusy = Int(clamping: busy)
-        $0.publishWaits = Int(clamping: waits)
+        $0.counters.publishBusy.report(busy)
+        $0.counters.publishWaits.report(waits)
       }
 
     case .confined(let abi, let network, let signals, let seccomp):
       state.change { $0.confinement = (Int(abi), network, signals, seccomp) }
     case .refusedCalls(let total):
-      state.change { $0.refusedCalls = Int(clamping: total) }
+      state.change { $0.counters.refusedCalls.report(total) }
     case .described, .stopped, .retired:
       break
     }
+  }
+
+  /// What the plugin writes to its standard output and error, as lines of its own (the log
+  /// handler escapes them: a plugin cannot forge a hub line). Within the crash-loop budget too.
+  package func pluginChannel(_ process: any PluginChannel, wrote line: String, on stream: String) {
+    guard restartLineAdmitted() else { return }
+    logger.log(level: stream == "stderr" ? .warning : .info, "\(stream): \(line)")
   }
 
   package func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
@@ -407,19 +396,16 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     if process.escapedDescendantsKilled > 0 {
       logger.warning("killed \(process.escapedDescendantsKilled) processes the plugin had started and left behind")
     }
+    if process.inheritedZombiesReaped > 0 {
+      logger.warning(
+        "reaped \(process.inheritedZombiesReaped) ended processes the plugin had started and never waited for")
+    }
     inbox.hold()
     recoverUnseenInputs(of: process)
     let now = clock.now
     state.change { state in
       state.process = nil
-      state.refusalsBefore += state.refusals
-      state.refusals = 0
-      state.refusedCallsBefore += state.refusedCalls
-      state.refusedCalls = 0
-      state.publishBusyBefore += state.publishBusy
-      state.publishBusy = 0
-      state.publishWaitsBefore += state.publishWaits
-      state.publishWaits = 0
+      state.counters.processEnded()
       state.lastRunDuration = state.startedAt.map { now - $0 }
       state.startedAt = nil
       state.exitsSeen += 1
@@ -509,7 +495,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       // Scheduled in the same step as the phase changes: whoever sees `restarting` also finds
       // the restart on the clock (scheduling only enqueues; the timer takes the lock later).
       state.change { state in
-        state.restarts += 1
+        InstanceCounters.bump(&state.counters.restarts)
         state.phase = .restarting
         let generationAtSchedule = state.generation
         clock.schedule(after: delay) { [self] in
@@ -645,12 +631,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         producer.countBackPressure()
         return true
       case .dropped:
-        state.withLock { $0.drops += 1 }
+        state.withLock { InstanceCounters.bump(&$0.counters.drops) }
         return false
       }
     }
     let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value, hops: hops)
-    if !accepted { state.withLock { $0.drops += 1 } }
+    if !accepted { state.withLock { InstanceCounters.bump(&$0.counters.drops) } }
     return accepted
   }
 
@@ -664,7 +650,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  package func countBackPressure() { state.withLock { $0.backPressureWaits += 1 } }
+  package func countBackPressure() { state.withLock { InstanceCounters.bump(&$0.counters.backPressureWaits) } }
 
   private func deliverLoop() {
     while let inputs = inbox.next(limit: PacketSocket.framesPerCall) {
@@ -725,7 +711,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     if count > 0 {
       let ledger = process.inputLedger
       state.withLock { state in
-        state.messagesIn += count
+        InstanceCounters.bump(&state.counters.messagesIn, by: count)
         guard state.process === process, let ledger else { return }
         for input in inputs.prefix(count) {
           state.sentToProcess += 1
@@ -758,21 +744,21 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     let depth = inbox.depth
     let now = clock.now
     return state.withLock { state in
-      InstanceStatus(
+      let counters = state.counters
+      return InstanceStatus(
         name: spec.name, plugin: spec.plugin, phase: state.phase, pid: state.process?.pid,
-        uptimeSeconds: state.startedAt.map { now - $0 }, restarts: state.restarts, messagesIn: state.messagesIn,
-        messagesOut: state.messagesOut, queueDepth: depth, drops: state.drops,
-        refusals: state.refusalsBefore + state.refusals, backPressureWaits: state.backPressureWaits,
-        publishBusy: state.publishBusyBefore + state.publishBusy,
-        publishWaits: state.publishWaitsBefore + state.publishWaits, peer: nil,
+        uptimeSeconds: state.startedAt.map { now - $0 }, restarts: counters.restarts,
+        messagesIn: counters.messagesIn, messagesOut: counters.messagesOut, queueDepth: depth, drops: counters.drops,
+        refusals: counters.refusals.total, backPressureWaits: counters.backPressureWaits,
+        publishBusy: counters.publishBusy.total, publishWaits: counters.publishWaits.total, peer: nil,
         lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports,
-        controlRefusals: state.controlRefusals == 0 ? nil : state.controlRefusals,
+        controlRefusals: counters.controlRefusals == 0 ? nil : counters.controlRefusals,
         containment: state.process?.containment,
         sandbox: state.sandboxPolicy.map { policy in
           SandboxStatus(
             policy: policy, landlockABI: state.confinement?.abi, networkConfined: state.confinement?.network ?? false,
             signalsScoped: state.confinement?.signals ?? false, seccomp: state.confinement?.seccomp ?? false,
-            refusedCalls: state.refusedCallsBefore + state.refusedCalls)
+            refusedCalls: counters.refusedCalls.total)
         })
     }
   }
@@ -782,10 +768,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package func noteControlRefusal(peer: Int32) {
     let now = clock.now
     let count: Int? = state.withLock { state in
-      state.controlRefusals += 1
+      InstanceCounters.bump(&state.counters.controlRefusals)
       if let logged = state.controlRefusalLoggedAt, now - logged < 60 { return nil }
       state.controlRefusalLoggedAt = now
-      return state.controlRefusals
+      return state.counters.controlRefusals
     }
     guard let count else { return }
     let message = "refused a control connection from process \(peer) of this instance: the control socket"

@@ -24,12 +24,15 @@ package protocol PluginChannel: AnyObject, Sendable {
   var inputLedger: (taken: UInt64, finished: UInt64)? { get }
   /// How many processes the plugin left behind were killed after it ended.
   var escapedDescendantsKilled: Int { get }
+  /// How many ended children the plugin never waited for (zombies) were reaped after it ended.
+  var inheritedZombiesReaped: Int { get }
   /// What contains it beyond its own process (its cgroup and limits, or why only rlimits).
   var containment: String? { get }
 }
 
 extension PluginChannel {
   package var containment: String? { nil }
+  package var inheritedZombiesReaped: Int { 0 }
 
   package func trySend(_ messages: [HubMessage]) -> Int? {
     for (count, message) in messages.enumerated() {
@@ -56,9 +59,13 @@ package protocol PluginChannelDelegate: AnyObject, Sendable {
   /// The messages of one read, in order (a reader takes what is queued at once).
   func pluginChannel(_ channel: any PluginChannel, received messages: [HostMessage])
   func pluginChannel(_ channel: any PluginChannel, exited reason: ExitReason)
+  /// A line the process wrote to its standard output or error (`stream`: "stdout", "stderr").
+  func pluginChannel(_ channel: any PluginChannel, wrote line: String, on stream: String)
 }
 
 extension PluginChannelDelegate {
+  package func pluginChannel(_ channel: any PluginChannel, wrote line: String, on stream: String) {}
+
   package func pluginChannel(_ channel: any PluginChannel, received messages: [HostMessage]) {
     for message in messages { pluginChannel(channel, received: message) }
   }

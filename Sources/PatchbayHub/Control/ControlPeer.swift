@@ -27,30 +27,50 @@ enum ControlPeer: Equatable {
     return lineage(of: credentials.pid, hub: getpid())
   }
 
-  static func lineage(of peer: pid_t, hub: pid_t) -> ControlPeer {
+  /// Walks from `peer` up to init or the hub. Any doubt refuses: a process that cannot be read
+  /// at the start is `vanished`; one that cannot be read partway up (a parent that ended while
+  /// the chain was read, or a /proc entry that does not parse) sends the walk back to the start,
+  /// since the orphaned process has a new parent by then; a chain that keeps changing, or that
+  /// is longer than any real one, is refused as `vanished` too. Only a walk that reaches init
+  /// without meeting the hub is an outsider.
+  static func lineage(of peer: pid_t, hub: pid_t, parent: (pid_t) -> pid_t? = parent(of:)) -> ControlPeer {
     // 0: a process in a PID namespace the hub cannot see, which its plugins' never are.
     if peer <= 0 || peer == hub { return .outsider }
-    var chain: [pid_t] = []
-    var current = peer
-    while current > 1 {
-      guard let parent = parent(of: current) else {
-        return chain.isEmpty ? .vanished(peer) : .outsider
+    for _ in 0..<3 {
+      var chain: [pid_t] = []
+      var current = peer
+      var complete = true
+      while current > 1 {
+        guard chain.count < 4096, let next = parent(current) else {
+          complete = false
+          break
+        }
+        chain.append(current)
+        if next == hub { return .descendant(chain) }
+        current = next
       }
-      chain.append(current)
-      if parent == hub { return .descendant(chain) }
-      current = parent
+      if complete { return .outsider }
+      if chain.isEmpty { return .vanished(peer) }
     }
-    return .outsider
+    return .vanished(peer)
   }
 
-  /// The ppid field of /proc/PID/stat (after the command name, which may hold spaces and ')').
+  /// The ppid field of /proc/PID/stat, read as bytes: the command name before it is whatever a
+  /// process set (`prctl(PR_SET_NAME)`, /proc/self/comm: any bytes, not UTF-8, spaces and ')'
+  /// included), so the fields are counted from the last ')'.
   static func parent(of pid: pid_t) -> pid_t? {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let end = text.lastIndex(of: ")")
-    else { return nil }
-    let fields = text[text.index(after: end)...].split(separator: " ")
-    guard fields.count > 1 else { return nil }
-    return pid_t(fields[1])
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+    return parent(inStat: Array(data))
+  }
+
+  /// The ppid in the bytes of a /proc/PID/stat ("PID (COMM) STATE PPID ..."), or nil.
+  static func parent(inStat bytes: [UInt8]) -> pid_t? {
+    guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+    let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+    guard fields.count > 1, fields[1].count <= 10, fields[1].allSatisfy({ (0x30...0x39).contains($0) }) else {
+      return nil
+    }
+    return pid_t(String(decoding: fields[1], as: UTF8.self))
   }
 
   /// The instance a descendant's environment names (PATCHBAY_INSTANCE, which a plugin may have

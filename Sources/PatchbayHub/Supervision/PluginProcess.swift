@@ -21,15 +21,19 @@ final class PluginProcess: PluginChannel {
   private weak let delegate: (any PluginChannelDelegate)?
   private let readerDone = DispatchSemaphore(value: 0)
   /// Why the hub ended it (hung, a protocol violation), and what of the plugin it swept up.
-  private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int)>((nil, 0))
+  private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int, reapedZombies: Int)>((nil, 0, 0))
   /// The instance's cgroup, where the hub has them (see `InstanceCgroups`).
   private let cgroup: String?
   let containment: String?
 
+  /// Its standard output and error, read by the hub (nil: they go to /dev/null).
+  private let output: PluginOutput?
+
   private init(
-    pid: pid_t, socket: PacketSocket, marker: String, ledger: InputLedgerPage?, cgroup: String?,
-    containment: String?, delegate: any PluginChannelDelegate
+    pid: pid_t, socket: PacketSocket, marker: String, ledger: InputLedgerPage?, output: PluginOutput?,
+    cgroup: String?, containment: String?, delegate: any PluginChannelDelegate
   ) {
+    self.output = output
     self.cgroup = cgroup
     self.containment = containment
     self.pid = pid
@@ -77,7 +81,7 @@ final class PluginProcess: PluginChannel {
         }
       } else { nil }
     let process = PluginProcess(
-      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger, cgroup: cgroup,
+      pid: child.pid, socket: child.socket, marker: marker, ledger: child.ledger, output: child.output, cgroup: cgroup,
       containment: containment, delegate: delegate)
     process.startThreads()
     return process
@@ -88,6 +92,7 @@ final class PluginProcess: PluginChannel {
     var pid: pid_t
     var socket: PacketSocket
     var ledger: InputLedgerPage?
+    var output: PluginOutput?
   }
 
   private static func spawnHost(_ host: String, arguments: [String], marker: String) throws(SocketError) -> Spawned {
@@ -101,6 +106,15 @@ final class PluginProcess: PluginChannel {
     posix_spawn_file_actions_adddup2(&actions, hostEnd.descriptor, 3)
     if ledgerDescriptor >= 0 { posix_spawn_file_actions_adddup2(&actions, ledgerDescriptor, 4) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    // Its standard output and error are pipes the hub reads (`PluginOutput`), never the hub's own.
+    let output = PluginOutput()
+    if let output {
+      posix_spawn_file_actions_adddup2(&actions, output.hostEnds.stdout, 1)
+      posix_spawn_file_actions_adddup2(&actions, output.hostEnds.stderr, 2)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
     let argv = ([host] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var environment = ProcessInfo.processInfo.environment.filter { $0.key != "PATCHBAY_INSTANCE" }
@@ -108,31 +122,41 @@ final class PluginProcess: PluginChannel {
     environment.append(marker)
     let envp = environment.map { strdup($0) } + [nil]
     defer { envp.forEach { free($0) } }
-    // Its own process group: a Ctrl-C or a group signal meant for the hub must not kill
-    // plugins behind the supervisor's back. They still die with the hub (PR_SET_PDEATHSIG).
+    // Its own session (and so process group): a Ctrl-C or a group signal meant for the hub
+    // must not kill plugins behind the supervisor's back (they still die with the hub,
+    // PR_SET_PDEATHSIG), and nothing the plugin forks can be in the hub's session, which is
+    // how the hub tells the zombies it inherits from its own children (`InheritedChildren`).
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
     // A clean signal state: a child inherits the spawning thread's mask (the hub's threads
     // block almost everything, which left SIGTERM blocked in every host) and the hub's ignored
     // signals (SIGTERM, SIGINT, SIGHUP: the hub takes them through Dispatch sources).
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    posix_spawnattr_setpgroup(&attributes, 0)
     pc_spawnattr_clean_signals(&attributes)
+    pc_spawnattr_new_session(&attributes)
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, host, &actions, &attributes, argv, envp)
+    var status: Int32 = 0
+    _ = InheritedChildren.spawnHost {
+      status = posix_spawn(&pid, host, &actions, &attributes, argv, envp)
+      return status == 0 ? pid : nil
+    }
     // The host's end must not stay open here: a host that closes its socket would not look
     // closed to the hub (the hub would never read end-of-stream).
     hostEnd.close()
     guard status == 0 else {
+      output?.discard()
       hubEnd.close()
       ledger?.page.release()
       throw SocketError(operation: "spawning \(host)", errno: status)
     }
-    return Spawned(pid: pid, socket: hubEnd, ledger: ledger?.page)
+    return Spawned(pid: pid, socket: hubEnd, ledger: ledger?.page, output: output)
   }
 
   private func startThreads() {
+    output?.start(name: "patchbay-output-\(pid)") { [weak self] stream, line in
+      guard let self else { return }
+      delegate?.pluginChannel(self, wrote: line, on: stream.rawValue)
+    }
     let reader = Thread { [self] in readLoop() }
     reader.name = "patchbay-reader-\(pid)"
     reader.start()
@@ -187,6 +211,9 @@ final class PluginProcess: PluginChannel {
   /// How many escaped descendants of the plugin were killed after the host ended.
   var escapedDescendantsKilled: Int { verdict.withLock { $0.escapedDescendants } }
 
+  /// How many ended children of the plugin's (zombies it never reaped) the hub reaped.
+  var inheritedZombiesReaped: Int { verdict.withLock { $0.reapedZombies } }
+
   /// The supervisor killed it for not answering; report that instead of SIGKILL.
   func markHung(seconds: Double) {
     verdict.withLock { $0.violation = .hung(seconds: seconds) }
@@ -211,12 +238,18 @@ final class PluginProcess: PluginChannel {
   private func waitLoop() {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    InheritedChildren.hostReaped(pid)
     // What the plugin started and the host could not take down with it (the host was
     // SIGKILLed) was reparented to the hub, a subreaper under `patchbay run`: end it too.
     var escaped = marker.withCString { pc_kill_marked_children($0, 0) }
     // And whatever is left in its cgroup, marker or not: cgroup.kill misses nothing.
     if let cgroup, let cgroups = InstanceCgroups.shared { escaped += Int32(cgroups.killAll(in: cgroup)) }
     if escaped > 0 { verdict.withLock { $0.escapedDescendants = Int(escaped) } }
+    // The zombies it left (children it never waited for) are the hub's now: reaped at once.
+    let reaped = InheritedChildren.reap()
+    if reaped > 0 { verdict.withLock { $0.reapedZombies = reaped } }
+    // What it wrote to its standard output and error before it ended, to the end.
+    output?.finish(within: 2)
     // Let the reader deliver what the process sent before it ended (its last log lines).
     if readerDone.wait(timeout: .now() + 2) == .timedOut {
       // Something else (a grandchild) holds the other end open: stop reading anyway.

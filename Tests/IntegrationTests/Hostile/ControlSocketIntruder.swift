@@ -1,11 +1,16 @@
 /// A C plugin that drives the hub's control socket as any member of group `patchbay` could:
 /// from its own process, and from a grandchild in a session of its own, each sends a
-/// `restart` of the instance `target`, and logs what the hub answered.
+/// `restart` of the instance `target`, and logs what the hub answered. Every process on the way
+/// has a name that is not UTF-8 (`/proc/self/comm` of the host, `PR_SET_NAME` of the child), so
+/// the hub's reading of /proc/PID/stat cannot follow the chain as text (issue 41).
 enum ControlSocketIntruder {
   static let source = #"""
     #define _GNU_SOURCE
     #include <patchbay/plugin.h>
+    #include <errno.h>
+    #include <fcntl.h>
     #include <stdio.h>
+    #include <sys/prctl.h>
     #include <stdlib.h>
     #include <string.h>
     #include <sys/socket.h>
@@ -24,6 +29,10 @@ enum ControlSocketIntruder {
     static void attempt(const intruder *self, char *answer, size_t capacity) {
       answer[0] = 0;
       int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+      if (fd < 0) {
+        snprintf(answer, capacity, "socket refused: %s", strerror(errno));
+        return;
+      }
       struct sockaddr_un address = {0};
       address.sun_family = AF_UNIX;
       snprintf(address.sun_path, sizeof address.sun_path, "%s", self->socket_path);
@@ -58,6 +67,11 @@ enum ControlSocketIntruder {
       (void)error;
       intruder *self = instance;
       char answer[512], line[600];
+      int comm = open("/proc/self/comm", O_WRONLY);
+      if (comm >= 0) {
+        if (write(comm, "\xff\xfe\xfd", 3) != 3) self->api->log(self->host, PB_LOG_WARNING, "comm not written");
+        close(comm);
+      }
       attempt(self, answer, sizeof answer);
       snprintf(line, sizeof line, "intruder (host process): '%s'", answer);
       self->api->log(self->host, PB_LOG_WARNING, line);
@@ -65,12 +79,23 @@ enum ControlSocketIntruder {
       pid_t child = fork();
       if (child == 0) {
         setsid();
-        if (fork() != 0) _exit(0);
+        prctl(PR_SET_NAME, "\xff\xfe\xfd", 0, 0, 0);
+        pid_t grandchild = fork();
+        /* The child waits for the grandchild's attempt: the chain stays as it was. */
+        if (grandchild != 0) {
+          int status = 0;
+          waitpid(grandchild, &status, 0);
+          _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
+        }
         clearenv();
         attempt(self, answer, sizeof answer);
         _exit(strstr(answer, "restarting") ? 1 : 0);
       }
-      waitpid(child, NULL, 0);
+      int status = 0;
+      waitpid(child, &status, 0);
+      snprintf(line, sizeof line, "intruder (grandchild): %s",
+               WIFEXITED(status) && WEXITSTATUS(status) == 1 ? "the hub obeyed" : "not obeyed");
+      self->api->log(self->host, PB_LOG_WARNING, line);
       return PB_OK;
     }
 

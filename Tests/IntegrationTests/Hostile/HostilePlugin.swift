@@ -6,6 +6,7 @@ enum HostilePlugin {
     #include <patchbay/plugin.h>
     #include <errno.h>
     #include <pthread.h>
+    #include <signal.h>
     #include <stdio.h>
     #include <stdlib.h>
     #include <string.h>
@@ -83,6 +84,41 @@ enum HostilePlugin {
       return NULL;
     }
 
+    /* Well-formed wire frames (version 2) whose counters are UINT64_MAX, written straight to the
+     * host's socket to the hub (fd 3): refusals (kind 10), publish pressure (11), refused system
+     * calls (13). Then the process ends, and its restarted successor does the same. */
+    static void overflow_counters(void) {
+      unsigned char refusals[12] = {2, 10, 0, 0};
+      unsigned char pressure[20] = {2, 11, 0, 0};
+      unsigned char calls[12] = {2, 13, 0, 0};
+      memset(refusals + 4, 0xff, 8);
+      memset(pressure + 4, 0xff, 16);
+      memset(calls + 4, 0xff, 8);
+      if (write(3, refusals, sizeof refusals) < 0 || write(3, pressure, sizeof pressure) < 0 ||
+          write(3, calls, sizeof calls) < 0) _exit(4);
+      _exit(3);
+    }
+
+    /* Lines that look like the hub's own, and raw terminal escapes, on stdout and stderr. */
+    static void forge_log(void) {
+      printf("2026-12-06T00:00:00Z critical [hub] FORGED by a plugin\n");
+      fflush(stdout);
+      fprintf(stderr, "\x1b[2J\x1b[31mred\x1b[0m FORGED on stderr\n2026-12-06T00:00:01Z info [good] FORGED too\n");
+      for (int line = 0; line < 1000; line++) fprintf(stderr, "flood %d\n", line);
+    }
+
+    /* 1,000 children that exit at once and are never waited for; SIGTERM ignored; then start()
+     * never returns, so the hub kills the host (SIGKILL) and inherits the zombies. */
+    static void zombies(void) {
+      signal(SIGTERM, SIG_IGN);
+      for (int made = 0; made < 1000; made++) {
+        pid_t child = fork();
+        if (child == 0) _exit(0);
+        if (child < 0) break;
+      }
+      for (;;) pause();
+    }
+
     static pb_status hostile_create(const pb_create_args *args, void **out, pb_error *error) {
       hostile *self = calloc(1, sizeof(hostile));
       self->api = args->api;
@@ -111,6 +147,9 @@ enum HostilePlugin {
       if (strcmp(self->mode, "fork") == 0) escape(self);
       if (strcmp(self->mode, "flood") == 0) pthread_create(&thread, NULL, flood, self);
       if (strcmp(self->mode, "publish_after_stop") == 0) pthread_create(&thread, NULL, after_stop, self);
+      if (strcmp(self->mode, "overflow_counters") == 0) overflow_counters();
+      if (strcmp(self->mode, "forge_log") == 0) forge_log();
+      if (strcmp(self->mode, "zombies") == 0) zombies();
       return PB_OK;
     }
 

@@ -1,5 +1,5 @@
 /*
- * patchbay/plugin.h: the patchbay plugin ABI, version 1.2.
+ * patchbay/plugin.h: the patchbay plugin ABI, version 1.3.
  *
  * This header is the whole contract between the patchbay hub and a plugin. A plugin is a
  * shared library (C, Swift, Rust, ... anything that can export a C function) that exports
@@ -15,6 +15,7 @@
  *
  * LIFECYCLE (MUST rules)
  *   describe -> create -> start -> receive* -> stop -> destroy
+ *   describe -> create -> retire -> destroy   (ABI 1.3: an instance removed from the config)
  *   - describe() may be called by tools (`patchbay plugins`) without create(); it MUST have
  *     no side effects.
  *   - create() parses the instance's config and declares ports. It MUST NOT start I/O that
@@ -24,20 +25,24 @@
  *   - receive() delivers one input value. It is only called between start() and stop().
  *   - stop() MUST end all plugin threads' use of the host table (no publish after stop()
  *     returns) and release external resources. destroy() frees the instance.
+ *   - retire() (ABI 1.3, may be NULL) replaces start() .. stop() for an instance the user
+ *     removed from the config: create() runs with its last config, then retire() undoes what
+ *     the instance left outside the hub, then destroy(). No port is published to.
  *   - The host process may also simply exit (or be killed) at any time: a plugin MUST keep
  *     anything it needs to survive a crash on disk (see `state_directory`), written atomically.
  *
  * THREADING CLASSES
- *   [plugin context] create, start, receive, stop, destroy and timer callbacks are called
- *     one at a time, never concurrently, in the order the hub sent the inputs. They may run
+ *   [plugin context] create, start, receive, stop, retire, destroy, timer callbacks and
+ *     timer release callbacks (schedule_with_release, ABI 1.2) are called one at a time,
+ *     never concurrently, in the order the hub sent the inputs. They may run
  *     on different OS threads over time, but never two at once. Do not block in them for
  *     long: the hub measures liveness by how fast the plugin context answers its heartbeat,
  *     and kills an instance whose callback does not return within its hang deadline
  *     (default 10 s).
  *   [any thread] publish, log, monotonic_ns, schedule, cancel_timer, report_fault (and, in
- *     ABI 1.1, wait_for_room) may be called from any thread the plugin owns, concurrently,
- *     at any time between create() and the return of stop() (publish only after start()
- *     has begun).
+ *     ABI 1.1, wait_for_room; in ABI 1.2, schedule_with_release) may be called from any
+ *     thread the plugin owns, concurrently, at any time between create() and the return of
+ *     stop() (publish only after start() has begun; during retire(), nothing is published).
  *   [create only] add_port may only be called from inside create().
  *   [plugin context] the config_* accessors may be called from create() until destroy().
  *
@@ -273,7 +278,8 @@ typedef struct pb_port {
   pb_port_direction direction;
   pb_port_kind kind;
   pb_value_type type;
-  const char *name;        /* [a-z0-9_]+ (dots allowed), unique per direction, <= 64 bytes */
+  const char *name;        /* [a-z0-9_]+ (dots allowed), unique among all the instance's ports
+                            * (an input and an output may not share a name), <= 64 bytes */
   const char *description; /* may be NULL */
 
   /* ---- ABI 1.2 (a 1.0/1.1 pb_port ends above; the host reads these only within `size`) ---- */

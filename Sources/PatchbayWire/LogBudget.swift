@@ -1,31 +1,32 @@
-/// Keeps a misbehaving plugin from flooding the journal. Per kind of message (a refused publish
+/// Keeps a misbehaving plugin from flooding the journal (the host budgets the plugin's log
+/// calls, the hub the lines it writes to its standard output and error). Per kind of message (a refused publish
 /// on one port, say), the first `burst` lines of each `interval` pass; the rest are counted and
 /// summarised once the interval has passed: at most `burst + 1` lines per kind per interval,
 /// however fast the plugin goes.
-struct LogBudget {
-  struct Summary: Equatable {
-    var kind: String
-    var suppressed: Int
-    var seconds: Double
+package struct LogBudget: Sendable {
+  package struct Summary: Equatable, Sendable {
+    package var kind: String
+    package var suppressed: Int
+    package var seconds: Double
   }
 
-  private struct Window {
+  private struct Window: Sendable {
     var start: Double
     var passed = 0
     var suppressed = 0
   }
 
-  let burst: Int
-  let interval: Double
+  package let burst: Int
+  package let interval: Double
   private var windows: [String: Window] = [:]
 
-  init(burst: Int = 3, interval: Double = 10) {
+  package init(burst: Int = 3, interval: Double = 10) {
     self.burst = burst
     self.interval = interval
   }
 
   /// Whether a line of `kind` may be logged now.
-  mutating func admit(_ kind: String, now: Double) -> Bool {
+  package mutating func admit(_ kind: String, now: Double) -> Bool {
     var window = windows[kind] ?? Window(start: now)
     defer { windows[kind] = window }
     if window.passed < burst {
@@ -37,7 +38,7 @@ struct LogBudget {
   }
 
   /// Summaries of the windows that are over and suppressed something; those windows start again.
-  mutating func dueSummaries(now: Double) -> [Summary] {
+  package mutating func dueSummaries(now: Double) -> [Summary] {
     var due: [Summary] = []
     for (kind, window) in windows where now - window.start >= interval {
       if window.suppressed > 0 {
