@@ -87,6 +87,8 @@ enum ControlSocketIntruder {
           waitpid(grandchild, &status, 0);
           _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
         }
+        /* Its own name is plain again: only the link above it cannot be read as text. */
+        prctl(PR_SET_NAME, "grandchild", 0, 0, 0);
         clearenv();
         attempt(self, answer, sizeof answer);
         _exit(strstr(answer, "restarting") ? 1 : 0);
