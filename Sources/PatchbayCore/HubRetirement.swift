@@ -1,4 +1,5 @@
 import Dispatch
+import PatchbayValues
 
 /// How a removed instance's last run went.
 package enum RetireOutcome: Sendable, Equatable {
@@ -43,7 +44,9 @@ extension Hub {
           )
           continue
         }
-        switch retirer(spec, library, stateDirectory + "/instances/" + spec.name, locator.hostExecutable) {
+        switch retirer(
+          spec, library, StateLayout.instanceDirectory(spec.name, in: stateDirectory), locator.hostExecutable)
+        {
         case .retired(let lines):
           let said = lines.isEmpty ? "" : " (\(lines.joined(separator: "; ")))"
           logger.notice(

@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayValues
 import Synchronization
 
 #if canImport(Glibc)
@@ -171,7 +172,10 @@ public final class HubUnderTest: Sendable {
 
   /// A JSON file under an instance's state directory, parsed.
   public func savedState(instance: String, file: String) -> [String: Any]? {
-    guard let data = FileManager.default.contents(atPath: "\(stateDirectory)/instances/\(instance)/\(file)") else {
+    guard
+      let data = FileManager.default.contents(
+        atPath: StateLayout.instanceDirectory(instance, in: stateDirectory) + "/\(file)")
+    else {
       return nil
     }
     return try? JSONSerialization.jsonObject(with: data) as? [String: Any]

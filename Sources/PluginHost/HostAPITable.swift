@@ -46,7 +46,7 @@ extension HostRuntime {
       },
       report_fault: { host, code, message in
         let text = message.map { String(cString: $0) } ?? "no message"
-        guard let runtime = HostRuntime.runtime(host) else { hostExit(5) }
+        guard let runtime = HostRuntime.runtime(host) else { hostExit(.pluginFault) }
         runtime.reportFault(code, text)
       },
       config_string: { host, path, out in

@@ -189,7 +189,7 @@ final class HostRuntime: Sendable {
         HostMessage.failed(stage: .load, status: Int32(PB_ERR_NOT_SUPPORTED), message: error.message).encode())
     }
     outbox.drain()
-    hostExit(0)
+    hostExit(.done)
   }
 
   private func load(_ request: LoadRequest) {
@@ -324,13 +324,13 @@ final class HostRuntime: Sendable {
     guard shouldExit else { return }
     // What the plugin published before stop() returned reaches the hub before the process ends.
     outbox.drain()
-    hostExit(0)
+    hostExit(.done)
   }
 
   private func fail(_ stage: LifecycleStage, status: Int32, _ message: String) -> Never {
     outbox.send(HostMessage.failed(stage: stage, status: status, message: message).encode())
     outbox.drain()
-    hostExit(stage == .load ? 3 : 4)
+    hostExit(stage == .load ? .loadFailed : .lifecycleFailed)
   }
 
   static func message(_ error: pb_error, status: Int32) -> String {
@@ -353,7 +353,7 @@ final class HostRuntime: Sendable {
     guard outbox.send(message.encode()) else {
       let text = "patchbay-plugin-host: lost the connection to the hub (\(String(cString: strerror(errno)))); exiting\n"
       _ = text.withCString { write(2, $0, strlen($0)) }
-      hostExit(66)
+      hostExit(.lostHub)
     }
   }
 
@@ -582,7 +582,7 @@ final class HostRuntime: Sendable {
     // The hub trusts this report, not the exit status (a plugin can exit() with any number).
     outbox.send(HostMessage.failed(stage: .fault, status: code, message: message).encode())
     outbox.drain()
-    hostExit(5)
+    hostExit(.pluginFault)
   }
 
   func configAccess(_ path: UnsafePointer<CChar>?) -> JSONValue? {

@@ -33,7 +33,7 @@ pc_install_host_exit_guards()
 // Die with the hub: a SIGKILLed hub must not leave plugin processes behind. SIGTERM, not
 // SIGKILL, so that the guard above takes the plugin's descendants along.
 _ = pc_set_parent_death_signal(SIGTERM)
-if getppid() == 1 { hostExit(6) }
+if getppid() == 1 { hostExit(.orphaned) }
 
 ResourceLimits.apply(arguments: Array(CommandLine.arguments.dropFirst()))
 // Before any thread exists (Landlock confines the calling thread and what it starts) and
@@ -45,7 +45,7 @@ if confinement.signals { pc_signals_reach_only_descendants() }
 guard fcntl(hubDescriptor, F_GETFD) != -1 else {
   let text = "patchbay-plugin-host: started without the hub's socket on fd 3; it is run by `patchbay run`\n"
   _ = text.withCString { write(2, $0, strlen($0)) }
-  hostExit(64)
+  hostExit(.usage)
 }
 // Not inherited by programs the plugin runs: they must not keep the hub's connection open.
 _ = fcntl(hubDescriptor, F_SETFD, FD_CLOEXEC)
@@ -73,29 +73,29 @@ while true {
     case .closed:
       // The hub is gone or closed our socket: stop the plugin politely, then leave.
       runtime.pluginQueue.sync { runtime.stop(exit: false) }
-      hostExit(0)
+      hostExit(.done)
     case .oversized(let size):
       runtime.log(5, "hub sent an oversized frame (\(size) bytes); exiting")
-      hostExit(65)
+      hostExit(.badFrameFromHub)
     case .frame(let frame):
       let message: HubMessage
       do throws(WireError) {
         message = try HubMessage.decode(frame)
       } catch {
         runtime.log(5, "hub sent a bad frame: \(error); exiting")
-        hostExit(65)
+        hostExit(.badFrameFromHub)
       }
       if case .hello(let version) = message {
         guard version == WireProtocol.version else {
           runtime.log(5, "hub speaks wire protocol \(version), this host speaks \(WireProtocol.version)")
-          hostExit(65)
+          hostExit(.badFrameFromHub)
         }
         helloSeen = true
         continue
       }
       guard helloSeen else {
         runtime.log(5, "hub sent \(message) before hello; exiting")
-        hostExit(65)
+        hostExit(.badFrameFromHub)
       }
       runtime.handle(message)
     }

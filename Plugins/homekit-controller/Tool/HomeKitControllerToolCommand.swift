@@ -5,6 +5,7 @@ import HAPDiscovery
 import HomeKitControllerPlugin
 import Logging
 import NIOPosix
+import PatchbayValues
 
 /// `patchbay-homekit-controller` (run as `patchbay homekit-controller`, which finds the hub's
 /// state directory in the config): find HomeKit accessories, pair an instance with one, unpair.
@@ -21,7 +22,7 @@ struct InstanceOptions: ParsableArguments {
   @Option(help: "The hub's state directory (patchbay passes the config's hub.state_directory).")
   var stateDirectory: String = "/var/lib/patchbay"
 
-  var directory: String { stateDirectory + "/instances/" + instance }
+  var directory: String { StateLayout.instanceDirectory(instance, in: stateDirectory) }
   var store: ControllerPairingStore { ControllerPairingStore(directory: directory) }
 
   /// The instance's directory, made 0700 when missing; refused when another user owns it (the

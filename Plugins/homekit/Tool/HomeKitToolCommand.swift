@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HAP
 import HomeKitPlugin
+import PatchbayValues
 
 /// `patchbay-homekit` (run as `patchbay homekit`, which finds the hub's state directory in the
 /// config): the setup code and QR code, the pairings, a deliberate reset, on one homekit
@@ -19,7 +20,7 @@ struct InstanceOptions: ParsableArguments {
   @Option(help: "The hub's state directory (patchbay passes the config's hub.state_directory).")
   var stateDirectory: String = "/var/lib/patchbay"
 
-  var directory: String { stateDirectory + "/instances/" + instance }
+  var directory: String { StateLayout.instanceDirectory(instance, in: stateDirectory) }
   var store: BridgeIdentityStore { BridgeIdentityStore(directory: directory) }
 }
 

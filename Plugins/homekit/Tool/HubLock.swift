@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PatchbayValues
 
 #if canImport(Glibc)
   import Glibc
@@ -20,7 +21,7 @@ struct HubLock {
         "\(directory) belongs to uid \(info.st_uid): run this as the hub's user (sudo -u patchbay patchbay homekit ...)"
       )
     }
-    let path = stateDirectory + "/hub.lock"
+    let path = StateLayout.hubLock(in: stateDirectory)
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else {
       throw ValidationError("cannot open \(path): \(String(cString: strerror(errno)))")

@@ -1,5 +1,6 @@
 import CPatchbayPlugin
 import Foundation
+import PatchbayWire
 
 /// Turns what the plugin hosts reported into one verdict per rule.
 struct ConformanceJudge {
@@ -137,7 +138,8 @@ struct ConformanceJudge {
     switch lifecycle.ending {
     case .done: return (.pass, "the host ended normally")
     case .hung: return (.skip, "the host was killed for a hang first")
-    case .signaled, .exited(70), .exited(5): return (.fail, ending(lifecycle))
+    case .signaled, .exited(HostExitCode.pluginCalledExit.rawValue), .exited(HostExitCode.pluginFault.rawValue):
+      return (.fail, ending(lifecycle))
     case .exited: return (.pass, "no crash; the run ended early: \(ending(lifecycle))")
     }
   }
@@ -147,7 +149,7 @@ struct ConformanceJudge {
     var accepted = 0
     for (variant, session) in configRuns {
       switch session.ending {
-      case .signaled, .exited(70), .exited(5):
+      case .signaled, .exited(HostExitCode.pluginCalledExit.rawValue), .exited(HostExitCode.pluginFault.rawValue):
         return (.fail, "with \(variant.label): \(ending(session))")
       case .hung(let callback, let milliseconds):
         return (.fail, "with \(variant.label): \(callback) hung (killed after \(milliseconds) ms)")
@@ -185,7 +187,7 @@ struct ConformanceJudge {
     case .hung(let callback, let milliseconds): return "\(callback) hung (killed after \(milliseconds) ms)"
     case .signaled(let number):
       return "the plugin host was killed by signal \(number) (\(String(cString: strsignal(number))))\(during)"
-    case .exited(70): return "the plugin called exit()\(during)"
+    case .exited(HostExitCode.pluginCalledExit.rawValue): return "the plugin called exit()\(during)"
     case .exited(5):
       let last = session.events("log").last.map { ": \($0.last ?? "")" } ?? ""
       return "the plugin gave up with report_fault\(during)\(last)"

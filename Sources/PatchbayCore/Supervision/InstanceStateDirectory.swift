@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayValues
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +27,7 @@ package enum InstanceStateDirectory {
   /// kept state (a homekit-controller's cached accessory database) are the ones it runs with.
   /// What cannot be read (check run by another user) is left out: the plugin then sees no state.
   package static func copyForProbe(_ stateDirectory: String, instance: String, to probe: String) {
-    let real = stateDirectory + "/instances/" + instance
+    let real = StateLayout.instanceDirectory(instance, in: stateDirectory)
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: real) else { return }
     for name in names {
       let source = real + "/" + name

@@ -1,5 +1,4 @@
 import CPatchbayPlugin
-import DequeModule
 import Foundation
 import Logging
 import PatchbayValues
@@ -35,10 +34,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package let logger: Logger
   package let clock: any HubClock
   package let launcher: PluginLauncher
-  private weak let delegate: (any InstanceSupervisorDelegate)?
-  private let state: Guarded<State>
+  weak let delegate: (any InstanceSupervisorDelegate)?
+  /// The one owner of the supervisor's mutable state (the extensions in the files beside this
+  /// one, by concept: host messages, heartbeats, inputs, status).
+  let state: Guarded<State>
 
-  private struct State {
+  struct State {
     var process: (any PluginChannel)?
     var phase = InstancePhase.stopped
     var ports: [PortDescriptor] = []
@@ -46,11 +47,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var created = false
     var startedAt: Double?
     var planner: RestartPlanner
-    var heartbeatSequence: UInt64 = 0
-    var heartbeatOutstandingSince: Double?
-    var lastHeartbeatSent: Double = 0
-    /// The outstanding heartbeat did not fit into the full socket yet: sent again each tick.
-    var heartbeatUnsent = false
+    var heartbeat = HeartbeatMonitor()
     var deliberateStop = false
     /// The hub is stopping (or gave up starting): nothing launches this instance again.
     var retired = false
@@ -68,10 +65,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     /// What status counts; the host-reported counts saturate (they are untrusted).
     var counters = InstanceCounters()
     var backPressuredSince: Double?
-    /// Inputs sent to the current process that it has not reported finished (`consumed`): given
-    /// to the next process if this one dies, so an input in a dead process's socket is not lost.
-    var inFlight: Deque<InFlightInput> = []
-    var sentToProcess: UInt64 = 0
+    var inFlight = InFlightInputs()
     var controlRefusalLoggedAt: Double?
     /// The sandbox the current (or last) process was given, and what its host confirmed.
     var sandboxPolicy: SandboxPolicy?
@@ -79,14 +73,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
-  }
-
-  package struct InFlightInput {
-    var sequence: UInt64
-    var port: String
-    var kind: PortKind
-    var value: Value
-    var hops: UInt8
   }
 
   package init(
@@ -135,16 +121,16 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         "--memory-limit-mb", String(spec.supervision.memoryLimitMB), "--open-files",
         String(spec.supervision.openFiles),
       ] + policy.hostArguments
+    let now = clock.now
     let refused = state.change { state -> Bool in
       guard !state.retired else { return true }
       state.phase = .starting
       state.deliberateStop = false
       state.holdStart = holdStart
-      state.heartbeatOutstandingSince = nil
-      state.heartbeatUnsent = false
+      state.heartbeat.processBegan(now: now)
       state.hostVerdict = nil
       state.generation += 1
-      state.sentToProcess = 0
+      state.inFlight.processBegan()
       state.sandboxPolicy = policy
       state.confinement = nil
       return false
@@ -153,11 +139,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     inbox.expectOpening()
     do {
       let process = try launcher(locator.hostExecutable, spec.name, arguments, spec.supervision, self)
-      let now = clock.now
+      let spawned = clock.now
       state.change { state in
         state.process = process
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
-        state.lastHeartbeatSent = now
+        state.heartbeat.started(now: spawned)
       }
       // A fresh socket has room for both; never a blocking send on the control path.
       sendControl(.hello(protocolVersion: WireProtocol.version), to: process)
@@ -174,7 +160,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  package var instanceStateDirectory: String { stateDirectory + "/instances/" + spec.name }
+  package var instanceStateDirectory: String { StateLayout.instanceDirectory(spec.name, in: stateDirectory) }
 
   /// Lets a held instance start.
   package func allowStart() {
@@ -188,7 +174,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// Sends a control message without ever blocking on the plugin's socket (a plugin that stopped
   /// reading must not hold the hub): false when it did not fit or the process is gone.
   @discardableResult
-  private func sendControl(_ message: HubMessage, to process: any PluginChannel) -> Bool {
+  func sendControl(_ message: HubMessage, to process: any PluginChannel) -> Bool {
     process.trySend(message) == .sent
   }
 
@@ -267,112 +253,6 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     launch()
   }
 
-  // MARK: Process events
-
-  package func pluginChannel(_ process: any PluginChannel, received message: HostMessage) {
-    handle(message, from: process, batch: nil)
-  }
-
-  /// One read's messages: the inputs their publishes route are sent per consumer together.
-  package func pluginChannel(_ process: any PluginChannel, received messages: [HostMessage]) {
-    // One message sends what it routes at once; a batch would only cost.
-    guard messages.count > 1 else {
-      for message in messages { handle(message, from: process, batch: nil) }
-      return
-    }
-    let batch = DeliveryBatch()
-    for message in messages { handle(message, from: process, batch: batch) }
-    batch.flush()
-  }
-
-  private func handle(_ message: HostMessage, from process: any PluginChannel, batch: DeliveryBatch?) {
-    switch message {
-    case .hello(let version, _):
-      if version != WireProtocol.version {
-        logger.error("plugin host speaks wire protocol \(version), the hub \(WireProtocol.version)")
-        process.signal(SIGKILL)
-      }
-    case .created(let info, var ports):
-      for refusal in Self.dropUnfitAttributes(of: &ports) { logger.warning("\(refusal); attribute ignored") }
-      let (hold, late) = state.change { state in
-        // Created for the first time by a restart, after the hub (or a reload) stopped waiting.
-        let late = !state.created && !state.holdStart
-        state.ports = ports
-        state.created = true
-        return (state.holdStart || state.retired, late)
-      }
-      if restartLineAdmitted() {
-        logger.info(
-          "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
-      }
-      // Late: the hub installs its routes first, then lets it start.
-      if late, let delegate {
-        delegate.instanceCreatedLate(self)
-      } else if !hold {
-        sendControl(.start, to: process)
-      }
-    case .started:
-      let now = clock.now
-      state.change { state in
-        state.phase = .running
-        state.startedAt = now
-        state.lastHeartbeatSent = now
-      }
-      if restartLineAdmitted() { logger.info("running (pid \(process.pid))") }
-      inbox.open(replayingState: true)
-    case .publish(let index, let value, let hops):
-      let port: PortDescriptor? = state.withLock { state in
-        let ports = state.ports
-        guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
-          ports[Int(index)].type == value.type
-        else { return nil }
-        InstanceCounters.bump(&state.counters.messagesOut)
-        return ports[Int(index)]
-      }
-      guard let port else {
-        logger.error("published on port \(index), which is not an output of that type; ignored")
-        return
-      }
-      delegate?.instance(self, published: value, on: port, hops: hops, batch: batch)
-      // The device's own state of an input (ABI 1.2): a restarted process gets it, not an older command.
-      if let mirrored = port.mirrors { inbox.follow(port: mirrored, value: value) }
-    case .log(let level, let text):
-      if restartLineAdmitted() { logger.log(level: Self.hubLogLevel(level), "\(text)") }
-    case .heartbeat(let sequence):
-      state.withLock { state in
-        if sequence == state.heartbeatSequence { state.heartbeatOutstandingSince = nil }
-      }
-    case .failed(let stage, let status, let text):
-      let verdict = stage == .fault ? "plugin gave up: \(text)" : "\(stage.name) failed: \(text)"
-      if restartLineAdmitted() { logger.error("\(verdict)") }
-      state.change {
-        $0.lastExit = verdict
-        $0.hostVerdict = verdict
-      }
-      if stage == .load {
-        markFailed("\(text)")
-      } else if stage == .create, status == PB_ERR_INVALID_CONFIG {
-        // The plugin refused its config: the same config would be refused again.
-        markFailed(
-          "create() refused the config of [instances.\(spec.name)]: \(text); not retried until the config changes")
-      }
-    case .refusals(let total):
-      state.change { $0.counters.refusals.report(total) }
-    case .publishPressure(let busy, let waits):
-      state.change {
-        $0.counters.publishBusy.report(busy)
-        $0.counters.publishWaits.report(waits)
-      }
-
-    case .confined(let abi, let network, let signals, let seccomp):
-      state.change { $0.confinement = (Int(abi), network, signals, seccomp) }
-    case .refusedCalls(let total):
-      state.change { $0.counters.refusedCalls.report(total) }
-    case .described, .stopped, .retired:
-      break
-    }
-  }
-
   /// What the plugin writes to its standard output and error, as lines of its own (the log
   /// handler escapes them: a plugin cannot forge a hub line). Within the crash-loop budget too.
   package func pluginChannel(_ process: any PluginChannel, wrote line: String, on stream: String) {
@@ -435,10 +315,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   }
 
   /// False while a crash loop is summarised: restart chatter (and the plugin's lines) is counted.
-  private func restartLineAdmitted() -> Bool { state.withLock { $0.crashLog.admitLine() } }
+  func restartLineAdmitted() -> Bool { state.withLock { $0.crashLog.admitLine() } }
 
   /// The summary of a crash loop, once an interval (from the hub's ticker).
-  private func logCrashSummaryIfDue(now: Double) {
+  func logCrashSummaryIfDue(now: Double) {
     guard let summary = state.withLock({ $0.crashLog.dueSummary(now: now) }) else { return }
     let phase = currentPhase
     let seconds = Int(summary.seconds.rounded())
@@ -454,28 +334,22 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   /// Inputs sent to a process that died: those it never took off its socket go to the next
   /// process, first; the one it died handling is not retried (it may be what killed it) and
-  /// is logged. The host's ledger is untrusted, so its counts are clamped to what was sent.
+  /// is logged.
   private func recoverUnseenInputs(of process: any PluginChannel) {
-    let (sent, pending) = state.withLock { state -> (UInt64, Deque<InFlightInput>) in
-      defer { state.inFlight.removeAll() }
-      return (state.sentToProcess, state.inFlight)
-    }
-    guard !pending.isEmpty else { return }
-    let ledger = process.inputLedger ?? (taken: 0, finished: 0)
-    let taken = min(ledger.taken, sent)
-    let finished = min(ledger.finished, taken)
-    let unseen = pending.filter { $0.sequence > taken }
-    for input in unseen.reversed() {
+    let leftovers = state.withLock { $0.inFlight.processEnded(ledger: process.inputLedger) }
+    for input in leftovers.unseen.reversed() {
       inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
     }
-    if let dying = pending.first(where: { $0.sequence == taken && taken > finished }) {
+    if let dying = leftovers.dying {
       logger.warning("the input it was handling when it ended (\(dying.port) \(dying.value)) is not retried")
     }
-    if !unseen.isEmpty { logger.info("\(unseen.count) inputs it never took will go to the next process") }
+    if !leftovers.unseen.isEmpty {
+      logger.info("\(leftovers.unseen.count) inputs it never took will go to the next process")
+    }
   }
 
   /// Applies the restart policy, intensity limit and back-off after an unplanned exit.
-  private func scheduleRestart(after reason: ExitReason) {
+  func scheduleRestart(after reason: ExitReason) {
     let now = clock.now
     let decision = state.withLock { state in
       state.planner.decide(after: reason, ranFor: state.lastRunDuration, now: now, jitter: Double.random(in: 0.8...1.2))
@@ -509,7 +383,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  private func markFailed(_ reason: String) {
+  func markFailed(_ reason: String) {
     state.change { state in
       state.phase = .failed
       state.failure = reason
@@ -517,286 +391,5 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
     inbox.hold()
     logger.critical("failed: \(reason)")
-  }
-
-  /// The plugin host is not trusted: a status role or mirrored input that does not fit its port
-  /// (which the host refuses in add_port) is dropped here too, with what was wrong.
-  package static func dropUnfitAttributes(of ports: inout [PortDescriptor]) -> [String] {
-    var refusals: [String] = []
-    var peer: String?
-    for index in ports.indices {
-      let port = ports[index]
-      if let mirrors = port.mirrors,
-        !ports.contains(where: {
-          $0.name == mirrors && $0.direction == .input && $0.kind == .state && $0.type == port.type
-        }) || port.direction != .output
-      {
-        refusals.append("port '\(port.name)' cannot mirror '\(mirrors)'")
-        ports[index].mirrors = nil
-      }
-      if let role = port.statusRole, !role.fits(port) || (role == .peer && peer != nil) {
-        refusals.append("port '\(port.name)' cannot be shown in status as \(role)")
-        ports[index].statusRole = nil
-      } else if port.statusRole == .peer {
-        peer = port.name
-      }
-    }
-    return refusals
-  }
-
-  // MARK: Heartbeat (called by the hub's ticker)
-
-  package func heartbeatTick() {
-    let now = clock.now
-    logCrashSummaryIfDue(now: now)
-    let settings = spec.supervision
-    let action: (any PluginChannel, UInt64?, Double?, InstancePhase)? = state.withLock { state in
-      guard state.phase == .running || state.phase == .starting, let process = state.process else { return nil }
-      // The hub itself holds its answers back (back-pressure): restart the hang clock.
-      if state.backPressuredSince != nil {
-        if state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
-        return nil
-      }
-      if let since = state.heartbeatOutstandingSince, now - since > settings.hangTimeout {
-        state.heartbeatOutstandingSince = nil
-        state.heartbeatUnsent = false
-        return (process, nil, now - since, state.phase)
-      }
-      if state.heartbeatOutstandingSince != nil, state.heartbeatUnsent {
-        return (process, state.heartbeatSequence, nil, state.phase)
-      }
-      guard state.heartbeatOutstandingSince == nil, now - state.lastHeartbeatSent >= settings.heartbeatInterval
-      else { return nil }
-      state.heartbeatSequence += 1
-      state.heartbeatOutstandingSince = now
-      state.lastHeartbeatSent = now
-      return (process, state.heartbeatSequence, nil, state.phase)
-    }
-    guard let (process, sequence, hungFor, phase) = action else { return }
-    if let sequence {
-      // Never blocks the ticker (every instance's heartbeats) on one full socket: a heartbeat
-      // that does not fit is tried again on the next tick, its hang clock running (a socket
-      // full for a whole hang timeout is a plugin that does not answer, as before).
-      let sent = sendControl(.heartbeat(sequence: sequence), to: process)
-      state.withLock { state in
-        if state.process === process, state.heartbeatSequence == sequence { state.heartbeatUnsent = !sent }
-      }
-    } else if let hungFor {
-      let while_ = phase == .starting ? " while starting (create() or start() has not returned)" : ""
-      logger.error("not answering heartbeats for \(Int(hungFor)) s\(while_); killing process \(process.pid)")
-      process.markHung(seconds: hungFor)
-      process.terminate()
-    }
-  }
-
-  // MARK: Inputs
-
-  /// Routes a value to input `port`; false if it was dropped (queue full). When nothing is
-  /// queued or on its way, the calling thread (the publisher's reader) sends it itself: one
-  /// thread hand-off less per hop (docs/BENCHMARKS.md). It never blocks on a full socket;
-  /// then the queue and its delivery thread take over.
-  /// With a `batch` (a reader's), the value joins it instead and is sent with the others.
-  package func deliver(
-    _ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil, batch: DeliveryBatch? = nil,
-    hops: UInt8 = 1
-  ) -> Bool {
-    if let batch {
-      let claimed =
-        batch.holdsClaim(of: self)
-        ? inbox.extendClaim(port: port.name, kind: port.kind, value: value)
-        : inbox.claim(port: port.name, kind: port.kind, value: value)
-      if claimed {
-        batch.add(value, port: port.name, kind: port.kind, hops: hops, for: self)
-        return true
-      }
-      // What follows may wait for room: the claims the batch holds must not wait with it.
-      batch.flush()
-    }
-    if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      transmit([DeliveryBatch.Input(port: port.name, kind: port.kind, value: value, hops: hops)])
-      return true
-    }
-    // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
-    // room, so the hub stops reading that producer, its socket fills, and its `publish` slows
-    // down; nothing is dropped while this consumer runs. It waits at most a hang timeout (the
-    // consumer is then hung and the supervisor deals with it).
-    if port.kind == .event, let producer {
-      let deadline = Date().addingTimeInterval(spec.supervision.hangTimeout)
-      producer.backPressure(begins: true)
-      let admission = inbox.enqueueEvent(port: port.name, value: value, hops: hops, waitingUntil: deadline)
-      producer.backPressure(begins: false)
-      switch admission {
-      case .queued: return true
-      case .queuedAfterWaiting:
-        producer.countBackPressure()
-        return true
-      case .dropped:
-        state.withLock { InstanceCounters.bump(&$0.counters.drops) }
-        return false
-      }
-    }
-    let accepted = inbox.enqueue(port: port.name, kind: port.kind, value: value, hops: hops)
-    if !accepted { state.withLock { InstanceCounters.bump(&$0.counters.drops) } }
-    return accepted
-  }
-
-  /// The hub is not reading this instance's socket because a consumer of its events is full:
-  /// its heartbeat answers wait unread behind its publishes, which is no hang.
-  package func backPressure(begins: Bool) {
-    let now = clock.now
-    state.withLock { state in
-      state.backPressuredSince = begins ? now : nil
-      if !begins, state.heartbeatOutstandingSince != nil { state.heartbeatOutstandingSince = now }
-    }
-  }
-
-  package func countBackPressure() { state.withLock { InstanceCounters.bump(&$0.counters.backPressureWaits) } }
-
-  private func deliverLoop() {
-    while let inputs = inbox.next(limit: PacketSocket.framesPerCall) {
-      transmit(inputs, blocking: true)
-    }
-  }
-
-  /// Sends inputs taken for this instance (claimed by the thread that routed them, alone or
-  /// in a reader's batch, or taken from the inbox by the delivery thread, which alone may
-  /// block) in as few system calls as the channel can. The one way inputs reach a process:
-  /// what is sent is remembered until the host has finished it; what does not fit, or finds
-  /// the process gone, goes back to the front of the line in order (for the delivery thread,
-  /// or for the next process); an input for a port the process does not declare is dropped.
-  package func transmit(_ inputs: [DeliveryBatch.Input], blocking: Bool = false) {
-    defer { inbox.finishSending() }
-    var messages: [HubMessage] = []
-    messages.reserveCapacity(inputs.count)
-    var unknown: [Int] = []
-    let process: (any PluginChannel)? = state.withLock { state in
-      guard let process = state.process else { return nil }
-      for (position, input) in inputs.enumerated() {
-        if let index = state.ports.firstIndex(where: { $0.name == input.port && $0.direction == .input }) {
-          messages.append(.input(port: UInt32(index), value: input.value, hops: input.hops))
-        } else {
-          unknown.append(position)
-        }
-      }
-      return process
-    }
-    guard let process else {
-      inbox.hold()
-      for input in inputs.reversed() {
-        inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-      }
-      return
-    }
-    // Ports come from the consumer's declaration, so an unknown one is a route compiled
-    // against older ports: such inputs are left out.
-    var inputs = inputs
-    if !unknown.isEmpty {
-      let names = Set(unknown.map { inputs[$0].port }).sorted().joined(separator: ", ")
-      logger.warning("\(unknown.count) inputs for ports it does not declare (\(names)) dropped")
-      inputs = inputs.enumerated().filter { !unknown.contains($0.offset) }.map(\.element)
-    }
-    let sent: Int?
-    switch messages.count {
-    case 0: sent = 0
-    case 1 where !blocking:
-      // One input (the common hop): no array of frames for it.
-      switch process.trySend(messages[0]) {
-      case .sent: sent = 1
-      case .wouldBlock: sent = 0
-      case .closed: sent = nil
-      }
-    default: sent = blocking ? process.send(messages) : process.trySend(messages)
-    }
-    let count = sent ?? 0
-    if count > 0 {
-      let ledger = process.inputLedger
-      state.withLock { state in
-        InstanceCounters.bump(&state.counters.messagesIn, by: count)
-        guard state.process === process, let ledger else { return }
-        for input in inputs.prefix(count) {
-          state.sentToProcess += 1
-          state.inFlight.append(
-            InFlightInput(
-              sequence: state.sentToProcess, port: input.port, kind: input.kind, value: input.value, hops: input.hops))
-        }
-        // Forget what the host has finished (its ledger), so the list stays short.
-        while let first = state.inFlight.first, first.sequence <= ledger.finished { state.inFlight.removeFirst() }
-      }
-    }
-    // The socket is full (the delivery thread sends the rest) or the process is gone (the next
-    // one gets them).
-    if sent == nil { inbox.hold() }
-    for input in inputs.dropFirst(count).reversed() {
-      inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-    }
-  }
-
-  // MARK: Introspection
-
-  package var declaredPorts: [PortDescriptor] { state.withLock { $0.ports } }
-  package var hasBeenCreated: Bool { state.withLock { $0.created } }
-  package var currentPhase: InstancePhase { state.withLock { $0.phase } }
-  package var pid: Int32? { state.withLock { $0.process?.pid } }
-
-  package func port(named name: String) -> PortDescriptor? { state.withLock { $0.ports.first { $0.name == name } } }
-
-  package func status() -> InstanceStatus {
-    let depth = inbox.depth
-    let now = clock.now
-    return state.withLock { state in
-      let counters = state.counters
-      return InstanceStatus(
-        name: spec.name, plugin: spec.plugin, phase: state.phase, pid: state.process?.pid,
-        uptimeSeconds: state.startedAt.map { now - $0 }, restarts: counters.restarts,
-        messagesIn: counters.messagesIn, messagesOut: counters.messagesOut, queueDepth: depth, drops: counters.drops,
-        refusals: counters.refusals.total, backPressureWaits: counters.backPressureWaits,
-        publishBusy: counters.publishBusy.total, publishWaits: counters.publishWaits.total, peer: nil,
-        lastExit: state.lastExit, failure: state.failure, failedSince: state.failedSince, ports: state.ports,
-        controlRefusals: counters.controlRefusals == 0 ? nil : counters.controlRefusals,
-        containment: state.process?.containment,
-        sandbox: state.sandboxPolicy.map { policy in
-          SandboxStatus(
-            policy: policy, landlockABI: state.confinement?.abi, networkConfined: state.confinement?.network ?? false,
-            signalsScoped: state.confinement?.signals ?? false, seccomp: state.confinement?.seccomp ?? false,
-            refusedCalls: counters.refusedCalls.total)
-        })
-    }
-  }
-
-  /// The control server refused a connection from `peer`, this instance's process or one it
-  /// started. Logged at most once a minute (a plugin may try in a loop), counted always.
-  package func noteControlRefusal(peer: Int32) {
-    let now = clock.now
-    let count: Int? = state.withLock { state in
-      InstanceCounters.bump(&state.counters.controlRefusals)
-      if let logged = state.controlRefusalLoggedAt, now - logged < 60 { return nil }
-      state.controlRefusalLoggedAt = now
-      return state.counters.controlRefusals
-    }
-    guard let count else { return }
-    let message = "refused a control connection from process \(peer) of this instance: the control socket"
-    logger.warning("\(message) is not a plugin's (\(count) refused so far)")
-  }
-
-  package static func pluginLogLevel(_ level: String) -> UInt8 {
-    switch level {
-    case "trace": 0
-    case "debug": 1
-    case "info": 2
-    case "notice": 3
-    case "warning": 4
-    default: 5
-    }
-  }
-
-  package static func hubLogLevel(_ level: UInt8) -> Logger.Level {
-    switch level {
-    case 0: .trace
-    case 1: .debug
-    case 2: .info
-    case 3: .notice
-    case 4: .warning
-    default: .error
-    }
   }
 }

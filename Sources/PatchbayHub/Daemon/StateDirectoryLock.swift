@@ -1,5 +1,6 @@
 import Foundation
 import PatchbayCore
+import PatchbayValues
 
 #if canImport(Glibc)
   import Glibc
@@ -9,7 +10,7 @@ import PatchbayCore
 /// its pid. A second hub on the same directory refuses at once and names the first; the kernel
 /// drops the lock when the holder dies, however it dies, so a `kill -9` leaves nothing to clean.
 public final class StateDirectoryLock: Sendable {
-  public static let fileName = "hub.lock"
+  public static let fileName = StateLayout.hubLockFileName
   /// Open (close-on-exec: plugin hosts must not inherit and outlive it) until the process ends.
   private let descriptor: Int32
 

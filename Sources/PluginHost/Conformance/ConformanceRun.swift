@@ -24,7 +24,7 @@ enum ConformanceRun {
         "usage: patchbay-plugin-host --conformance lifecycle|create LIBRARY CONFIG_JSON STATE_DIRECTORY"
         + " OBSERVE_MS, with the report pipe as fd 3; `patchbay plugin test` runs it\n"
       _ = text.withCString { write(2, $0, strlen($0)) }
-      hostExit(64)
+      hostExit(.usage)
     }
     let (stage, path, configJSON, stateDirectory) = (arguments[0], arguments[1], arguments[2], arguments[3])
     _ = fcntl(ReportChannel.descriptor, F_SETFD, FD_CLOEXEC)
@@ -59,7 +59,7 @@ enum ConformanceRun {
           + " bytes (ABI 1.0 needs \(PluginLibrary.minimumDescriptorSize))")
     } catch {
       observer.report.write("descriptor", "refused", error.message)
-      hostExit(3)
+      hostExit(.loadFailed)
     }
 
     let hub: PacketSocket
@@ -71,7 +71,7 @@ enum ConformanceRun {
       runtime = HostRuntime(socket: hostEnd, ledger: .unattached, conformance: observer)
     } catch {
       observer.report.write("failed", "load", "0", "socketpair: \(error)")
-      hostExit(3)
+      hostExit(.loadFailed)
     }
     let replies = Replies()
     // The hub's reader: what the runtime sends, as the hub would receive it.

@@ -82,8 +82,17 @@ def css(driver, selector):
 
 
 def text_of(driver, selector):
-    found = css(driver, selector)
-    return found[0].text if found else None
+    """The element's text now. The page re-renders its tables as values arrive, so an element
+    found a moment ago may be gone (stale) when its text is read: then it is looked up again."""
+    for _ in range(50):
+        found = css(driver, selector)
+        if not found:
+            return None
+        try:
+            return found[0].text
+        except StaleElementReferenceException:
+            continue
+    raise SystemExit(f"FAIL: {selector} was replaced 50 times in a row while its text was read")
 
 
 def attack(driver, args):

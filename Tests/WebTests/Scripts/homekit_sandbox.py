@@ -20,6 +20,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from dashboard_clicks import css, text_of
+
 DEADLINE = 90  # seconds; shared machines are slow, and a wait ends as soon as its condition holds
 
 
@@ -39,13 +41,6 @@ def wait(driver, what, condition, seconds=DEADLINE):
         raise SystemExit(f"FAIL: not within {seconds} s: {what}")
 
 
-def css(driver, selector):
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
-def text_of(driver, selector):
-    found = css(driver, selector)
-    return found[0].text if found else None
 
 
 def sandbox_status(args):

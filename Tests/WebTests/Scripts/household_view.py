@@ -21,7 +21,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-from dashboard_clicks import DEADLINE, click, control, css, step, wait, wait_plain
+from dashboard_clicks import DEADLINE, click, control, css, step, text_of, wait, wait_plain
 
 LIGHT_TILE = '.tile[data-group="lights.bedroom"]'
 
@@ -217,8 +217,8 @@ def run(driver, args):
     wait(driver, "the ports table", lambda: css(driver, 'td.value[data-address="homekit.party.on"]'))
     for address in ["homekit.party.on", "party.run", "lights.bedroom.light"]:
         wait(driver, f"a value for {address}",
-             lambda: (css(driver, f'td.value[data-address="{address}"]')[0].text or "–") != "–")
-        shown = css(driver, f'td.value[data-address="{address}"]')[0].text
+             lambda: (text_of(driver, f'td.value[data-address="{address}"]') or "–") != "–")
+        shown = text_of(driver, f'td.value[data-address="{address}"]')
         print(f"  {address}: {shown}")
     toggle = driver.execute_script("return document.querySelector(\"input[aria-label='toggle party.run']\").checked")
     if toggle:

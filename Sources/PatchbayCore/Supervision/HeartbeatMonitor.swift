@@ -1,0 +1,66 @@
+/// Hang detection for one plugin process, on the hub's clock: a heartbeat goes out every
+/// `interval`; one outstanding for longer than `hangTimeout` means the plugin context stopped
+/// answering (a callback that never returns: create() and start() included). A pure value: the
+/// supervisor asks it on each tick what to do, sends, and tells it what happened.
+package struct HeartbeatMonitor: Sendable, Equatable {
+  package enum Action: Equatable, Sendable {
+    /// Send heartbeat `sequence` (a new one, or one that did not fit into the socket before).
+    case send(sequence: UInt64)
+    /// No answer for `seconds`: the process is hung.
+    case hung(seconds: Double)
+  }
+
+  private(set) var sequence: UInt64 = 0
+  private var outstandingSince: Double?
+  private var lastSent: Double = 0
+  /// The outstanding heartbeat did not fit into the full socket yet: sent again each tick.
+  private var unsent = false
+
+  package init() {}
+
+  /// A new process starts (or reached `started`): the interval counts from `now`, nothing is
+  /// outstanding.
+  package mutating func processBegan(now: Double) {
+    outstandingSince = nil
+    unsent = false
+    lastSent = now
+  }
+
+  /// The process started running: the next heartbeat is an interval from now.
+  package mutating func started(now: Double) { lastSent = now }
+
+  /// What to do on a tick. While the hub itself holds the process's answers back
+  /// (back-pressure: they wait unread behind its publishes), the hang clock restarts instead.
+  package mutating func tick(now: Double, interval: Double, hangTimeout: Double, backPressured: Bool) -> Action? {
+    if backPressured {
+      if outstandingSince != nil { outstandingSince = now }
+      return nil
+    }
+    if let since = outstandingSince, now - since > hangTimeout {
+      outstandingSince = nil
+      unsent = false
+      return .hung(seconds: now - since)
+    }
+    if outstandingSince != nil { return unsent ? .send(sequence: sequence) : nil }
+    guard now - lastSent >= interval else { return nil }
+    sequence &+= 1
+    outstandingSince = now
+    lastSent = now
+    return .send(sequence: sequence)
+  }
+
+  /// Whether heartbeat `sequence` went out (false: the socket was full; tried again next tick).
+  package mutating func sent(_ sequence: UInt64, fitted: Bool) {
+    if sequence == self.sequence { unsent = !fitted }
+  }
+
+  /// The process answered heartbeat `sequence` (an old or made-up number changes nothing).
+  package mutating func answered(_ sequence: UInt64) {
+    if sequence == self.sequence { outstandingSince = nil }
+  }
+
+  /// The back-pressure that held the answers back ended: the hang clock starts again now.
+  package mutating func backPressureEnded(now: Double) {
+    if outstandingSince != nil { outstandingSince = now }
+  }
+}
