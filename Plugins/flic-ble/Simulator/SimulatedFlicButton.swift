@@ -5,7 +5,10 @@ import FlicBLEProtocol
 /// It is as strict as a real button: it answers full verify only in public mode and with a right
 /// verifier, quick verify only for a pairing it still has, and ends a verified link on the first
 /// bad MAC or counter. Presses while no central has started events are queued with their button
-/// timestamps and sent once a central asks for them with an older cursor.
+/// timestamps; a central that starts events gets the queued presses newer than its cursor (all of
+/// them after a reboot or from a new central), and they stay queued until acknowledged. Presses
+/// made while events are started go out live and are not queued again (an assumption: the
+/// public sources do not say whether a real button re-queues unacknowledged live presses).
 public struct SimulatedFlicButton: Sendable {
   public struct Identity: Sendable {
     public var address: [UInt8]
@@ -29,7 +32,7 @@ public struct SimulatedFlicButton: Sendable {
     }
   }
 
-  /// One logged event: pressed live or while disconnected, kept until a central acknowledges it.
+  /// One queued event: pressed while no central had started events, kept until acknowledged.
   struct LoggedEvent: Sendable {
     let count: UInt32
     let timestamp: UInt64
@@ -138,10 +141,11 @@ public struct SimulatedFlicButton: Sendable {
     for step in gesture.steps {
       eventCount = Self.next(after: eventCount, residue: step.code.counterResidue)
       let event = LoggedEvent(count: eventCount, timestamp: start + step.offset, code: step.code)
-      log.append(event)
       if link == .eventsStarted {
         let item = ButtonEventItem(timestamp: event.timestamp, code: event.code)
         out += send(.buttonEvents(ButtonEventNotification(pressCounter: event.count, items: [item])))
+      } else {
+        log.append(event)
       }
     }
     if log.count > 512 { log.removeFirst(log.count - 512) }
