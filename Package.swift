@@ -213,6 +213,20 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Tool", swiftSettings: strict),
+    // Flic 2 over Bluetooth LE without flicd: codec, Chaskey MAC, verify crypto and the central's
+    // session state machine, pure Swift (no I/O); BlueZ and the plugin come on top of it.
+    .target(
+      name: "FlicBLEProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/flic-ble/Protocol", swiftSettings: strict),
+    // A simulated Flic 2: the button's side of the same protocol, signed by a test factory key.
+    .target(
+      name: "FlicBLESimulator",
+      dependencies: ["FlicBLEProtocol", .product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/flic-ble/Simulator", swiftSettings: strict),
+    // One simulated button on standard input/output, for centrals in other processes (pyflic-ble).
+    .executableTarget(
+      name: "FlicBLEButtonHost", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"],
+      path: "Plugins/flic-ble/SimulatorHost", swiftSettings: strict),
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
     .target(
       name: "HomebridgeProtocol", dependencies: ["PatchbayValues"], path: "Plugins/homebridge-websocket/Protocol",
@@ -453,6 +467,10 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       swiftSettings: strict),
+    .testTarget(
+      name: "FlicBLETests",
+      dependencies: ["FlicBLEProtocol", "FlicBLESimulator", .product(name: "Crypto", package: "swift-crypto")],
+      exclude: ["Vectors", "Scripts"], swiftSettings: strict),
     .testTarget(
       name: "HomebridgeTests",
       dependencies: [
