@@ -9,7 +9,8 @@ struct CodecTests {
       FullVerifyRequest2(publicKey: Array(0..<32), clientRandom: Array(40..<48), flags: 0x80, verifier: Array(60..<76))),
     .quickVerifyRequest(QuickVerifyRequest(clientRandom: Array(1...7), flags: 0x40, tmpID: 9, pairingID: 0x0102_0304)),
     .initButtonEvents(
-      InitButtonEventsRequest(eventCount: 77, bootID: 0xABCD, autoDisconnectTime: 300, maxQueuedPackets: 30, maxQueuedPacketsAge: 60),
+      InitButtonEventsRequest(
+        eventCount: 77, bootID: 0xABCD, autoDisconnectTime: 300, maxQueuedPackets: 30, maxQueuedPacketsAge: 60),
       light: true),
     .initButtonEvents(InitButtonEventsRequest(eventCount: 1, bootID: 2, enableHID: true), light: false),
     .ackButtonEvents(eventCount: 4242),
@@ -32,10 +33,13 @@ struct CodecTests {
         flags: 5, buttonUUID: Array(0..<16), name: "Kitchen", firmwareVersion: 12, batteryLevel: 853,
         serialNumber: "BG00-C00001")),
     .noLogicalConnectionSlots(tmpIDs: [1, 2, 3]), .fullVerifyFail(reason: 1), .firmwareVersion(11),
-    .quickVerifyNegative(tmpID: 99), .quickVerifyResponse(QuickVerifyResponse(buttonRandom: Array(8..<16), tmpID: 5, flags: 1)),
+    .quickVerifyNegative(tmpID: 99),
+    .quickVerifyResponse(QuickVerifyResponse(buttonRandom: Array(8..<16), tmpID: 5, flags: 1)),
     .disconnectedVerifiedLink(reason: 1),
-    .initButtonEventsResponse(InitButtonEventsResponse(hasQueuedEvents: true, timestamp: 0x7FFF_0000_1234, eventCount: 8, bootID: 77)),
-    .initButtonEventsResponse(InitButtonEventsResponse(hasQueuedEvents: false, timestamp: 5, eventCount: 8, bootID: nil)),
+    .initButtonEventsResponse(
+      InitButtonEventsResponse(hasQueuedEvents: true, timestamp: 0x7FFF_0000_1234, eventCount: 8, bootID: 77)),
+    .initButtonEventsResponse(
+      InitButtonEventsResponse(hasQueuedEvents: false, timestamp: 5, eventCount: 8, bootID: nil)),
     .buttonEvents(
       ButtonEventNotification(
         pressCounter: 7,
@@ -103,7 +107,9 @@ struct CodecTests {
   }
 
   @Test func oversizedNamesAndUnknownOpcodesAreRefused() {
-    #expect(throws: FlicBLEError.self) { try FromButtonMessage.decode([16, 0, 0, 0, 0, 0, 0] + Array(repeating: 65, count: 24)) }
+    #expect(throws: FlicBLEError.self) {
+      try FromButtonMessage.decode([16, 0, 0, 0, 0, 0, 0] + Array(repeating: 65, count: 24))
+    }
     #expect(throws: FlicBLEError.unknownOpcode(200)) { try FromButtonMessage.decode([200]) }
     #expect(throws: FlicBLEError.unknownOpcode(99)) { try ToButtonMessage.decode([99, 1, 2]) }
     var response2 = FromButtonMessage.fromButtonSample2
@@ -126,8 +132,12 @@ struct CodecTests {
 
   @Test func eventCountsOfItemsFollowTheCounterRules() {
     // A double click: down 1, up 3, down 5, up 7; a hold: down 9, hold 10, up 11; a click: 13, 15, 16.
-    let codes: [ButtonEventCode] = [.down, .upClickPending, .down, .upDoubleClick, .down, .hold, .upAfterHold, .down, .upClickPending, .singleClickTimeout]
-    let notification = ButtonEventNotification(pressCounter: 16, items: codes.map { ButtonEventItem(timestamp: 0, code: $0) })
+    let codes: [ButtonEventCode] = [
+      .down, .upClickPending, .down, .upDoubleClick, .down, .hold, .upAfterHold, .down, .upClickPending,
+      .singleClickTimeout,
+    ]
+    let notification = ButtonEventNotification(
+      pressCounter: 16, items: codes.map { ButtonEventItem(timestamp: 0, code: $0) })
     #expect(notification.itemEventCounts == [1, 3, 5, 7, 9, 10, 11, 13, 15, 16])
   }
 
@@ -188,7 +198,9 @@ struct FramingTests {
 @Suite("Twist codec")
 struct TwistCodecTests {
   @Test func roundTrips() throws {
-    let modes = (0..<13).map { TwistModeConfig(ledMode: 1, hasClick: $0 == 12, position: UInt16($0) * 4096, timeoutSeconds: 60) }
+    let modes = (0..<13).map {
+      TwistModeConfig(ledMode: 1, hasClick: $0 == 12, position: UInt16($0) * 4096, timeoutSeconds: 60)
+    }
     let requests: [TwistToButtonMessage] = [
       .initButtonEvents(eventCount: 3, modes: modes, bootID: 9, apiVersion: 2), .ackButtonEvents(eventCount: 12),
       .updateTwistPosition(modeIndex: 4, newMinimum: -49152, receivedUpdatePackets: 7),
@@ -196,16 +208,23 @@ struct TwistCodecTests {
     for request in requests { #expect(try TwistToButtonMessage.decode(request.encoded()) == request) }
     #expect(requests[0].encoded().count == 75)
     let responses: [TwistFromButtonMessage] = [
-      .initButtonEventsResponse(InitButtonEventsResponse(hasQueuedEvents: true, timestamp: 99, eventCount: 4, bootID: 5), apiVersion: 2),
+      .initButtonEventsResponse(
+        InitButtonEventsResponse(hasQueuedEvents: true, timestamp: 99, eventCount: 4, bootID: 5), apiVersion: 2),
       .buttonEvents(
         pressCounter: 3,
-        items: [TwistButtonEventItem(event: ButtonEventItem(timestamp: 77, code: .down, wasQueued: true), modeIndex: 11)]),
-      .twistEvent(TwistRotation(modeIndex: 12, totalDelta: -8192, minimumDelta: -8388608, maximumDelta: 8388607, lastHubPacketCounter: 3)),
+        items: [
+          TwistButtonEventItem(event: ButtonEventItem(timestamp: 77, code: .down, wasQueued: true), modeIndex: 11)
+        ]),
+      .twistEvent(
+        TwistRotation(
+          modeIndex: 12, totalDelta: -8192, minimumDelta: -8388608, maximumDelta: 8388607, lastHubPacketCounter: 3)),
       .quickVerifyResponse(buttonRandom: Array(1...8), tmpID: 4),
     ]
     for response in responses { #expect(try TwistFromButtonMessage.decode(response.encoded()) == response) }
     #expect(responses[0].encoded().count == 16)
-    #expect(TwistRotation(modeIndex: 0, totalDelta: 49152, minimumDelta: 0, maximumDelta: 0, lastHubPacketCounter: 0).turns == 1)
+    #expect(
+      TwistRotation(modeIndex: 0, totalDelta: 49152, minimumDelta: 0, maximumDelta: 0, lastHubPacketCounter: 0).turns
+        == 1)
   }
 }
 

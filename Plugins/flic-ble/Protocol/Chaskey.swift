@@ -49,8 +49,10 @@ public struct ChaskeyKey: Sendable, Equatable {
       if finalKey != 0 {
         let v0 = v[0] ^ words[finalKey]
         let v1 = v[1] ^ words[finalKey + 1]
-        return [UInt8(truncatingIfNeeded: v0), UInt8(truncatingIfNeeded: v0 >> 8), UInt8(truncatingIfNeeded: v0 >> 16),
-          UInt8(truncatingIfNeeded: v0 >> 24), UInt8(truncatingIfNeeded: v1)]
+        return [
+          UInt8(truncatingIfNeeded: v0), UInt8(truncatingIfNeeded: v0 >> 8), UInt8(truncatingIfNeeded: v0 >> 16),
+          UInt8(truncatingIfNeeded: v0 >> 24), UInt8(truncatingIfNeeded: v1),
+        ]
       }
     }
   }

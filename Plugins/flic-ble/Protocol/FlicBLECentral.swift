@@ -218,7 +218,8 @@ public struct FlicBLECentral: Sendable {
         cursor.eventCount = Swift.max(cursor.eventCount, response.eventCount)
       }
       setCursor(cursor, into: &step)
-      step.events.append(.eventsStarted(bootIDChanged: response.bootID != nil, hasQueuedEvents: response.hasQueuedEvents))
+      step.events.append(
+        .eventsStarted(bootIDChanged: response.bootID != nil, hasQueuedEvents: response.hasQueuedEvents))
       if !response.hasQueuedEvents { step.events.append(.queuedEventsDelivered) }
     case .buttonEvents(let notification) where state == .established:
       deliver(notification, into: &step)

@@ -63,7 +63,8 @@ public enum FromButtonMessage: Sendable, Equatable {
     case .disconnectedVerifiedLink(let reason): return [FromButtonOpcode.disconnectedVerifiedLinkInd.rawValue, reason]
     case .initButtonEventsResponse(let m):
       var w = ByteWriter(
-        opcode: (m.bootID == nil ? FromButtonOpcode.initButtonEventsResponseWithoutBootID : .initButtonEventsResponseWithBootID)
+        opcode: (m.bootID == nil
+          ? FromButtonOpcode.initButtonEventsResponseWithoutBootID : .initButtonEventsResponseWithBootID)
           .rawValue)
       w.unsigned((m.hasQueuedEvents ? 1 : 0) | m.timestamp << 1, width: 6)
       w.u32(m.eventCount)
@@ -132,14 +133,16 @@ public enum FromButtonMessage: Sendable, Equatable {
     case .getFirmwareVersionResponse: return .firmwareVersion(try r.u32())
     case .quickVerifyNegativeResponse: return .quickVerifyNegative(tmpID: try r.u32())
     case .quickVerifyResponse:
-      return .quickVerifyResponse(QuickVerifyResponse(buttonRandom: try r.take(8), tmpID: try r.u32(), flags: try r.u8()))
+      return .quickVerifyResponse(
+        QuickVerifyResponse(buttonRandom: try r.take(8), tmpID: try r.u32(), flags: try r.u8()))
     case .disconnectedVerifiedLinkInd: return .disconnectedVerifiedLink(reason: try r.u8())
     case .initButtonEventsResponseWithBootID, .initButtonEventsResponseWithoutBootID:
       let packed = try r.unsigned(width: 6)
       let count = try r.u32()
       let bootID = opcode == .initButtonEventsResponseWithBootID ? try r.u32() : nil
       return .initButtonEventsResponse(
-        InitButtonEventsResponse(hasQueuedEvents: packed & 1 != 0, timestamp: packed >> 1, eventCount: count, bootID: bootID))
+        InitButtonEventsResponse(
+          hasQueuedEvents: packed & 1 != 0, timestamp: packed >> 1, eventCount: count, bootID: bootID))
     case .buttonEventNotification:
       let counter = try r.u32()
       guard r.remaining >= 7 else { throw .packetTooShort(opcode: first, length: packet.count, needed: 12) }

@@ -17,7 +17,8 @@ public enum PacketFraming: Sendable, Equatable {
     var offset = 0
     repeat {
       let end = Swift.min(packet.count, offset + room)
-      let header = FrameHeader(connectionID: connectionID, newlyAssigned: newlyAssigned, moreFragments: end < packet.count)
+      let header = FrameHeader(
+        connectionID: connectionID, newlyAssigned: newlyAssigned, moreFragments: end < packet.count)
       result.append([header.byte] + packet[offset..<end])
       offset = end
     } while offset < packet.count

@@ -99,7 +99,8 @@ public enum ToButtonMessage: Sendable, Equatable {
     case .fullVerifyRequest1: return .fullVerifyRequest1(tmpID: try r.u32())
     case .fullVerifyRequest2:
       return .fullVerifyRequest2(
-        FullVerifyRequest2(publicKey: try r.take(32), clientRandom: try r.take(8), flags: try r.u8(), verifier: try r.take(16)))
+        FullVerifyRequest2(
+          publicKey: try r.take(32), clientRandom: try r.take(8), flags: try r.u8(), verifier: try r.take(16)))
     case .fullVerifyAbortInd: return .fullVerifyAbort
     case .quickVerifyRequest:
       return .quickVerifyRequest(
@@ -117,7 +118,8 @@ public enum ToButtonMessage: Sendable, Equatable {
       let name = try ButtonName.decode(r.rest(), opcode: first)
       return .setName(name: name, timestampUTCMilliseconds: stamp & 0x7FFF_FFFF_FFFF, force: stamp >> 47 != 0)
     case .setConnectionParametersInd:
-      return .setConnectionParameters(intervalMin: try r.u16(), intervalMax: try r.u16(), latency: try r.u16(), timeout: try r.u16())
+      return .setConnectionParameters(
+        intervalMin: try r.u16(), intervalMax: try r.u16(), latency: try r.u16(), timeout: try r.u16())
     case .setAutoDisconnectTimeInd: return .setAutoDisconnectTime(seconds: try r.u16() & 0x1FF)
     case .pingResponse: return .pingResponse
     case .forceBtDisconnectInd: return .forceBtDisconnect(restartAdvertising: try r.u8() != 0)
@@ -150,7 +152,9 @@ public enum ButtonName {
   }
 
   static func decode(_ bytes: [UInt8], opcode: UInt8) throws(FlicBLEError) -> String {
-    guard bytes.count <= maximumBytes else { throw .invalidField(opcode: opcode, field: "name length", value: bytes.count) }
+    guard bytes.count <= maximumBytes else {
+      throw .invalidField(opcode: opcode, field: "name length", value: bytes.count)
+    }
     return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -24,7 +24,9 @@ public struct FullVerifyResponse1: Sendable, Equatable {
 
   public var isInPublicMode: Bool { flags & 0x02 != 0 }
   /// The 39 bytes the factory signed.
-  public var signedMessage: [UInt8] { FactorySignature.message(address: address, addressType: addressType, publicKey: publicKey) }
+  public var signedMessage: [UInt8] {
+    FactorySignature.message(address: address, addressType: addressType, publicKey: publicKey)
+  }
 }
 
 /// The central's key exchange half and its proof (FullVerifyRequest2 without app token).

@@ -17,7 +17,8 @@ public enum PressGesture: String, Sendable, CaseIterable {
       return [(.down, 0), (.upClickPending, Self.tick / 10), (.singleClickTimeout, Self.tick * 6 / 10)]
     case .doubleClick:
       return [
-        (.down, 0), (.upClickPending, Self.tick / 10), (.down, Self.tick * 3 / 10), (.upDoubleClick, Self.tick * 4 / 10),
+        (.down, 0), (.upClickPending, Self.tick / 10), (.down, Self.tick * 3 / 10),
+        (.upDoubleClick, Self.tick * 4 / 10),
       ]
     case .hold:
       return [(.down, 0), (.hold, Self.tick), (.upAfterHold, Self.tick * 3 / 2)]

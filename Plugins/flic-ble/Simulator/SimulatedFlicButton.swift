@@ -73,7 +73,10 @@ public struct SimulatedFlicButton: Sendable {
 
   /// `factoryKey` signs this button's identity once, as at manufacture; centrals must trust its
   /// public key (a test key, never Shortcut Labs' real one).
-  public init(identity: Identity = Identity(), factoryKey: Curve25519.Signing.PrivateKey, random: RandomBytes = .system, mtu: Int = 140) {
+  public init(
+    identity: Identity = Identity(), factoryKey: Curve25519.Signing.PrivateKey, random: RandomBytes = .system,
+    mtu: Int = 140
+  ) {
     self.identity = identity
     self.mtu = mtu
     self.random = random
@@ -285,7 +288,8 @@ public struct SimulatedFlicButton: Sendable {
       let isLast = index == chunks.count - 1
       let items = chunk.enumerated().map { offset, event in
         ButtonEventItem(
-          timestamp: event.timestamp, code: event.code, wasQueued: true, wasQueuedLast: isLast && offset == chunk.count - 1)
+          timestamp: event.timestamp, code: event.code, wasQueued: true,
+          wasQueuedLast: isLast && offset == chunk.count - 1)
       }
       out += send(.buttonEvents(ButtonEventNotification(pressCounter: chunk.last!.count, items: items)))
     }

@@ -1,10 +1,11 @@
+import FlicBLEProtocol
+import FlicBLESimulator
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import FlicBLEProtocol
-import FlicBLESimulator
 
 // One simulated Flic 2 on standard input/output, one command per line, for centrals in other
 // processes (Tests/FlicBLETests/Scripts/pyflic_against_simulator.py gives it a socket as stdin/stdout).
