@@ -15,6 +15,20 @@ struct PyflicVectors: Decodable {
   }
   struct QuickVerify: Decodable { let pairingKey, clientRandom, buttonRandom, sessionKey: String; let flags: UInt8 }
   struct Signature: Decodable { let factoryPublicKey, message, signature: String; let variant: UInt8? }
+  struct DuoCase: Decodable {
+    struct Event: Decodable {
+      let button: Int
+      let timestamp: UInt64
+      let kind: UInt8
+      let doubleClickWasHold, nextUpWillBeDoubleClick, wasQueued, wasQueuedLast: Bool
+      let gesture: UInt8
+      let acceleration: [Int8]
+    }
+    let payload: String
+    let parseError: Bool
+    let counts: [UInt64]
+    let events: [Event]
+  }
 
   let source: String
   let chaskeyMAC: [MAC]
@@ -22,6 +36,7 @@ struct PyflicVectors: Decodable {
   let fullVerify: [FullVerify]
   let quickVerify: [QuickVerify]
   let factorySignature: [Signature]
+  let duoEvents: [DuoCase]
 
   static let loaded: PyflicVectors = {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -85,6 +100,32 @@ struct PyflicVectorTests {
       #expect(
         FactorySignature.variant(
           signature: [UInt8](hex: v.signature), message: [UInt8](hex: v.message), trustedKeys: .shortcutLabs) == nil)
+    }
+  }
+
+  @Test func duoEventStreams() {
+    #expect(vectors.duoEvents.count == 60)
+    for v in vectors.duoEvents {
+      var decoder = DuoEventDecoder()
+      let payload = [UInt8](hex: v.payload)
+      guard let events = try? decoder.decode(payload) else {
+        // Shorter than one event: pyflic-ble returns nothing, this decoder refuses the packet.
+        #expect(v.parseError || v.events.isEmpty, "payload \(v.payload) refused, pyflic-ble parsed it")
+        continue
+      }
+      #expect(!v.parseError)
+      #expect(decoder.eventCounts == v.counts, "payload \(v.payload)")
+      #expect(events.count == v.events.count, "payload \(v.payload)")
+      for (event, expected) in zip(events, v.events) {
+        #expect(event.buttonIndex == expected.button)
+        #expect(event.timestamp == expected.timestamp)
+        #expect(event.kind.rawValue == expected.kind)
+        #expect(event.doubleClickWasHold == expected.doubleClickWasHold)
+        #expect(event.nextUpWillBeDoubleClick == expected.nextUpWillBeDoubleClick)
+        #expect((event.gesture?.rawValue ?? 0) == expected.gesture)
+        #expect([event.acceleration.0, event.acceleration.1, event.acceleration.2] == expected.acceleration)
+        #expect(event.wasQueued == expected.wasQueued && event.wasQueuedLast == expected.wasQueuedLast)
+      }
     }
   }
 }

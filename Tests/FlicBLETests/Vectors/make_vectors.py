@@ -7,6 +7,7 @@ Inputs are fixed byte patterns (no randomness), so the output is reproducible.
 
 import hashlib
 import json
+import random
 import sys
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -91,6 +92,28 @@ def main() -> None:
         signatures.append({"factoryPublicKey": factory_public.hex(), "message": message.hex(),
                            "signature": bytes(sent).hex(), "variant": variant})
     out["factorySignature"] = signatures
+
+    # Duo's bit-packed events: random payloads through pyflic-ble's parser, each with a fresh state.
+    from pyflic_ble.protocol import DuoParserState, FlicDuoEventNotification
+    rng = random.Random(2026)
+    duo = []
+    for case in range(60):
+        payload = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+        state = DuoParserState()
+        note = FlicDuoEventNotification.from_bytes(payload, state)
+        duo.append({
+            "payload": payload.hex(),
+            "parseError": note.has_parse_error and not note.events,
+            "counts": note.per_button_event_count,
+            "events": [{
+                "button": e.button_index, "timestamp": e.timestamp_ms, "kind": int(e.event_type),
+                "doubleClickWasHold": e.double_click_was_hold, "nextUpWillBeDoubleClick": e.next_up_will_be_double_click,
+                "gesture": int(e.gesture) if e.gesture is not None else 0,
+                "acceleration": [e.accel_x, e.accel_y, e.accel_z],
+                "wasQueued": e.was_queued, "wasQueuedLast": e.was_queued_last,
+            } for e in note.events],
+        })
+    out["duoEvents"] = duo
 
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
