@@ -21,6 +21,8 @@ struct CodecTests {
     .disconnectVerifiedLink,
     .initButtonEventsDuo(eventCounts: (5, 9), bootID: 3, limits: InitButtonEventsRequest(eventCount: 0, bootID: 3)),
     .enablePushTwist(button0: true, button1: false),
+    .testIfReallyUnpaired(
+      publicKey: Array(0..<32), clientRandom: Array(0..<8), pairingID: 5, pairingToken: Array(0..<16)),
   ]
 
   static let fromButton: [FromButtonMessage] = [
@@ -49,7 +51,7 @@ struct CodecTests {
         ])),
     .nameUpdated("Hall"), .pingRequest, .name("Desk", timestampUTCMilliseconds: 123, isSetResponse: true),
     .name("", timestampUTCMilliseconds: 0, isSetResponse: false), .batteryLevel(BatteryLevel(raw: 1000)),
-    .pushTwistData(flags: 0x13, angleDifference: -4096),
+    .pushTwistData(flags: 0x13, angleDifference: -4096), .testIfReallyUnpairedResult(Array(0..<16)),
   ]
 
   @Test func toButtonRoundTrips() throws {

@@ -179,4 +179,30 @@ struct SessionTests {
     link.deliver(notifications: notifications)
     #expect(link.drain().first == .failed(.badMAC))
   }
+
+  @Test func aForgedQuickVerifyRefusalIsNotBelieved() throws {
+    var (link, stored) = try paired()
+    var button = link.button
+    button.disconnect()
+    button.connect()
+    var central = FlicBLECentral(stored: stored, options: InMemoryLink.options())
+    let request = central.start()[0]
+    // An attacker answers first, with an unauthenticated refusal for the central's tmp id.
+    let forged: [UInt8] = [0x00, FromButtonOpcode.quickVerifyNegativeResponse.rawValue] + Array(request[10..<14])
+    var step = central.receive(forged)
+    #expect(step.events.isEmpty)
+    #expect(central.state == .confirmingUnpaired)
+    var events: [CentralEvent] = []
+    var writes = step.writes
+    while !writes.isEmpty {
+      let write = writes.removeFirst()
+      for notification in button.receive(write) {
+        step = central.receive(notification)
+        events += step.events
+        writes += step.writes
+      }
+    }
+    #expect(events == [.failed(.refusalNotConfirmed)])
+    #expect(button.pairingCount == 1)
+  }
 }

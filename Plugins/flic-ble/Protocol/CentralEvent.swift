@@ -14,7 +14,8 @@ public enum CentralEvent: Sendable, Equatable {
   case battery(millivolts: UInt16)
   case name(String, timestampUTCMilliseconds: UInt64)
   case firmwareVersion(UInt32)
-  /// The button refused the stored pairing: its owner reset it (or paired it away). Pair anew.
+  /// The button refused the stored pairing, and confirmed it through TestIfReallyUnpaired: its
+  /// owner reset it. Pair anew.
   case pairingGone
   /// The button ended the verified link (reason as `DisconnectReason` raw value).
   case linkEnded(reason: UInt8)
@@ -49,5 +50,8 @@ public enum CentralFailure: Error, Sendable, Equatable {
   /// A packet's MAC did not match (tampering, a lost packet, or a wrong key).
   case badMAC
   case noConnectionSlots
+  /// A quick verify refusal that the genuine button contradicts: it still has the pairing (the
+  /// refusal was forged over the air). Keep the pairing and retry.
+  case refusalNotConfirmed
   case malformed(FlicBLEError)
 }

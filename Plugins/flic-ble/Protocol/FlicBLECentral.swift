@@ -33,6 +33,8 @@ public struct FlicBLECentral: Sendable {
 
   public enum State: Sendable, Equatable {
     case idle, waitingFullVerify1, waitingFullVerify2, waitingQuickVerify, waitingInitResponse, established, failed
+    /// Quick verify was refused; checking with the genuine button that the pairing is really gone.
+    case confirmingUnpaired
   }
 
   /// The result of feeding one notification: writes to send in order, and what happened.
@@ -55,6 +57,7 @@ public struct FlicBLECentral: Sendable {
   private var quickVerifyRandom: [UInt8] = []
   private var quickVerifyFlags: UInt8 = 0
   private var initTimestamp: UInt64 = 0
+  private var unpairedCheck: UnpairedCheck?
 
   /// `stored` nil pairs (full verify); a stored button reconnects (quick verify).
   public init(stored: StoredButton?, options: Options = Options()) {
@@ -108,6 +111,23 @@ public struct FlicBLECentral: Sendable {
   private mutating func handle(_ packet: [UInt8], header: FrameHeader, into step: inout Step) throws {
     let opcode = FromButtonOpcode(rawValue: packet[0])
     switch state {
+    case .confirmingUnpaired:
+      if opcode == .fullVerifyResponse1, unpairedCheck == nil {
+        guard case .fullVerifyResponse1(let response) = try FromButtonMessage.decode(packet), response.tmpID == tmpID
+        else { return }
+        connectionID = header.connectionID
+        step.writes += try askIfReallyUnpaired(response)
+      } else if opcode == .testIfReallyUnpairedResponse, let check = unpairedCheck, let stored {
+        guard case .testIfReallyUnpairedResult(let result) = try FromButtonMessage.decode(packet) else { return }
+        state = .failed
+        if result == check.notExisting(token: check.pairingToken(for: stored.pairing)) {
+          step.events.append(.pairingGone)
+        } else if result == check.existing(stored.pairing) {
+          throw CentralFailure.refusalNotConfirmed
+        } else {
+          throw CentralFailure.notGenuine
+        }
+      }
     case .waitingFullVerify1, .waitingQuickVerify:
       if opcode == .noLogicalConnectionSlotsInd {
         guard case .noLogicalConnectionSlots(let ids) = try FromButtonMessage.decode(packet), ids.contains(tmpID) else {
@@ -124,8 +144,10 @@ public struct FlicBLECentral: Sendable {
         try answerQuickVerify(packet, header: header, into: &step)
       } else if state == .waitingQuickVerify, opcode == .quickVerifyNegativeResponse {
         guard case .quickVerifyNegative(let id) = try FromButtonMessage.decode(packet), id == tmpID else { return }
-        state = .failed
-        step.events.append(.pairingGone)
+        // Unauthenticated: confirm with the genuine button before forgetting the pairing.
+        state = .confirmingUnpaired
+        tmpID = options.random.u32()
+        step.writes += frame(ToButtonMessage.fullVerifyRequest1(tmpID: tmpID).encoded())
       }
     case .waitingFullVerify2:
       if opcode == .fullVerifyFailResponse {
@@ -158,8 +180,12 @@ public struct FlicBLECentral: Sendable {
     }
   }
 
-  private mutating func answerFullVerify1(_ response: FullVerifyResponse1) throws -> [[UInt8]] {
-    if let expected = options.expectedAddress, expected != response.address { throw CentralFailure.unexpectedAddress }
+  /// The factory check of FullVerifyResponse1 and the key agreement: variant, own key, shared secret.
+  private func agree(_ response: FullVerifyResponse1) throws -> (
+    variant: UInt8, privateKey: Curve25519.KeyAgreement.PrivateKey, shared: [UInt8]
+  ) {
+    let expected = options.expectedAddress ?? stored?.address
+    if let expected, expected != response.address { throw CentralFailure.unexpectedAddress }
     guard
       let variant = FactorySignature.variant(
         signature: response.signature, message: response.signedMessage, trustedKeys: options.trustedKeys)
@@ -167,6 +193,25 @@ public struct FlicBLECentral: Sendable {
     let privateKey = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: options.random.bytes(32))
     let buttonKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: response.publicKey)
     let shared = try privateKey.sharedSecretFromKeyAgreement(with: buttonKey).withUnsafeBytes { Array($0) }
+    return (variant, privateKey, shared)
+  }
+
+  private mutating func askIfReallyUnpaired(_ response: FullVerifyResponse1) throws -> [[UInt8]] {
+    guard let stored else { return [] }
+    let (variant, privateKey, shared) = try agree(response)
+    let clientRandom = options.random.bytes(8)
+    let check = UnpairedCheck(
+      sharedSecret: shared, variant: variant, buttonRandom: response.buttonRandom, clientRandom: clientRandom)
+    unpairedCheck = check
+    return frame(
+      ToButtonMessage.testIfReallyUnpaired(
+        publicKey: Array(privateKey.publicKey.rawRepresentation), clientRandom: clientRandom,
+        pairingID: stored.pairing.identifier, pairingToken: check.pairingToken(for: stored.pairing)
+      ).encoded())
+  }
+
+  private mutating func answerFullVerify1(_ response: FullVerifyResponse1) throws -> [[UInt8]] {
+    let (variant, privateKey, shared) = try agree(response)
     let clientRandom = options.random.bytes(8)
     let flags: UInt8 = options.supportsDuo ? 0x80 : 0
     let keys = FullVerifyKeys(

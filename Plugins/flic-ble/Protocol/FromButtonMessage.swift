@@ -4,6 +4,8 @@ public enum FromButtonMessage: Sendable, Equatable {
   case fullVerifyResponse2(FullVerifyResponse2)
   case noLogicalConnectionSlots(tmpIDs: [UInt32])
   case fullVerifyFail(reason: UInt8)
+  /// The answer to TestIfReallyUnpairedRequest: 16 bytes of HMAC (see `UnpairedCheck`).
+  case testIfReallyUnpairedResult([UInt8])
   case firmwareVersion(UInt32)
   case quickVerifyNegative(tmpID: UInt32)
   case quickVerifyResponse(QuickVerifyResponse)
@@ -46,6 +48,8 @@ public enum FromButtonMessage: Sendable, Equatable {
       for id in tmpIDs { w.u32(id) }
       return w.bytes
     case .fullVerifyFail(let reason): return [FromButtonOpcode.fullVerifyFailResponse.rawValue, reason]
+    case .testIfReallyUnpairedResult(let result):
+      return [FromButtonOpcode.testIfReallyUnpairedResponse.rawValue] + result.fixedSize(16)
     case .firmwareVersion(let version):
       var w = ByteWriter(opcode: FromButtonOpcode.getFirmwareVersionResponse.rawValue)
       w.u32(version)
@@ -130,6 +134,7 @@ public enum FromButtonMessage: Sendable, Equatable {
       while r.remaining >= 4 { ids.append(try r.u32()) }
       return .noLogicalConnectionSlots(tmpIDs: ids)
     case .fullVerifyFailResponse: return .fullVerifyFail(reason: try r.u8())
+    case .testIfReallyUnpairedResponse: return .testIfReallyUnpairedResult(try r.take(16))
     case .getFirmwareVersionResponse: return .firmwareVersion(try r.u32())
     case .quickVerifyNegativeResponse: return .quickVerifyNegative(tmpID: try r.u32())
     case .quickVerifyResponse:
@@ -165,7 +170,7 @@ public enum FromButtonMessage: Sendable, Equatable {
         isSetResponse: opcode == .setNameResponse)
     case .getBatteryLevelResponse: return .batteryLevel(BatteryLevel(raw: try r.u16()))
     case .pushTwistDataNotification: return .pushTwistData(flags: try r.u8(), angleDifference: try r.i32())
-    case .pairingFinishedInd, .testIfReallyUnpairedResponse, .initButtonEventsDuoResponseWithBootID,
+    case .pairingFinishedInd, .initButtonEventsDuoResponseWithBootID,
       .initButtonEventsDuoResponseWithoutBootID, .buttonEventDuoNotification:
       throw .unknownOpcode(first)
     }

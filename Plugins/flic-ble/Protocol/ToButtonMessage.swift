@@ -4,6 +4,8 @@ public enum ToButtonMessage: Sendable, Equatable {
   case fullVerifyRequest2(FullVerifyRequest2)
   case fullVerifyAbort
   case quickVerifyRequest(QuickVerifyRequest)
+  /// After a refused quick verify: proves the refusal is real (see `UnpairedCheck`).
+  case testIfReallyUnpaired(publicKey: [UInt8], clientRandom: [UInt8], pairingID: UInt32, pairingToken: [UInt8])
   /// `light` selects opcode 23 (what current centrals send) instead of 15; the fields are the same.
   case initButtonEvents(InitButtonEventsRequest, light: Bool)
   case ackButtonEvents(eventCount: UInt32)
@@ -46,6 +48,13 @@ public enum ToButtonMessage: Sendable, Equatable {
       w.u8(request.flags)
       w.u32(request.tmpID)
       w.u32(request.pairingID)
+      return w.bytes
+    case .testIfReallyUnpaired(let publicKey, let clientRandom, let pairingID, let token):
+      var w = ByteWriter(opcode: ToButtonOpcode.testIfReallyUnpairedRequest.rawValue)
+      w.append(publicKey.fixedSize(32))
+      w.append(clientRandom.fixedSize(8))
+      w.u32(pairingID)
+      w.append(token.fixedSize(16))
       return w.bytes
     case .initButtonEvents(let request, let light):
       var w = ByteWriter(
@@ -132,7 +141,10 @@ public enum ToButtonMessage: Sendable, Equatable {
     case .enablePushTwistInd:
       let bits = try r.u8()
       return .enablePushTwist(button0: bits & 1 != 0, button1: bits & 2 != 0)
-    case .fullVerifyRequest2WithAppToken, .testIfReallyUnpairedRequest: throw .unknownOpcode(first)
+    case .testIfReallyUnpairedRequest:
+      return .testIfReallyUnpaired(
+        publicKey: try r.take(32), clientRandom: try r.take(8), pairingID: try r.u32(), pairingToken: try r.take(16))
+    case .fullVerifyRequest2WithAppToken: throw .unknownOpcode(first)
     }
   }
 }

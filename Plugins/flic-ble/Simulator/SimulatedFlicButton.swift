@@ -193,6 +193,22 @@ public struct SimulatedFlicButton: Sendable {
     case .fullVerifyRequest2(let request):
       guard case .waitingFullVerify2 = link, header.connectionID == connectionID else { return [] }
       return answerFullVerify2(request)
+    case .testIfReallyUnpaired(let publicKey, let clientRandom, let pairingID, let token):
+      guard case .waitingFullVerify2 = link, header.connectionID == connectionID,
+        let centralKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey),
+        let shared = try? ecdhKey.sharedSecretFromKeyAgreement(with: centralKey).withUnsafeBytes({ Array($0) })
+      else { return [] }
+      link = .connected
+      let check = UnpairedCheck(
+        sharedSecret: shared, variant: variant, buttonRandom: buttonRandom, clientRandom: clientRandom)
+      // Only a central that holds the pairing can produce its token; anyone else learns nothing.
+      let result: [UInt8]
+      if let key = pairings[pairingID], check.pairingToken(for: Pairing(identifier: pairingID, key: key)) == token {
+        result = check.existing(Pairing(identifier: pairingID, key: key))
+      } else {
+        result = check.notExisting(token: token)
+      }
+      return frame(FromButtonMessage.testIfReallyUnpairedResult(result).encoded())
     case .quickVerifyRequest(let request):
       guard let key = pairings[request.pairingID] else {
         link = .connected
