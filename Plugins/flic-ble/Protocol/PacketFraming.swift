@@ -31,7 +31,6 @@ public enum PacketFraming: Sendable, Equatable {
 public struct PacketReassembler: Sendable {
   public let framing: PacketFraming
   private var buffer: [UInt8] = []
-  private var inProgress = false
 
   public init(framing: PacketFraming) { self.framing = framing }
 
@@ -54,7 +53,6 @@ public struct PacketReassembler: Sendable {
     }
     buffer.append(contentsOf: body)
     if header.moreFragments {
-      inProgress = true
       return nil
     }
     let packet = buffer
@@ -65,6 +63,5 @@ public struct PacketReassembler: Sendable {
 
   public mutating func reset() {
     buffer = []
-    inProgress = false
   }
 }
