@@ -205,4 +205,36 @@ struct SessionTests {
     #expect(events == [.failed(.refusalNotConfirmed)])
     #expect(button.pairingCount == 1)
   }
+
+  @Test func theButtonIgnoresRequestsBeforeVerify() throws {
+    var button = SimulatedFlicButton.seeded()
+    button.connect()
+    let start = ToButtonMessage.initButtonEvents(InitButtonEventsRequest(eventCount: 0, bootID: 0), light: true)
+    for message in [ToButtonMessage.getBatteryLevel, .getName, start, .ackButtonEvents(eventCount: 9)] {
+      #expect(button.receive([0x00] + message.encoded()).isEmpty)
+      #expect(button.receive([0x00] + message.encoded() + [1, 2, 3, 4, 5]).isEmpty)
+    }
+    // FullVerifyRequest2 without FullVerifyRequest1 first.
+    let request2 = FullVerifyRequest2(
+      publicKey: Array(repeating: 9, count: 32), clientRandom: Array(repeating: 1, count: 8), flags: 0x80,
+      verifier: Array(repeating: 0, count: 16))
+    #expect(button.receive([0x00] + ToButtonMessage.fullVerifyRequest2(request2).encoded()).isEmpty)
+    #expect(button.pairingCount == 0)
+    _ = button.press(.click)
+    #expect(button.receive([0x00]).isEmpty)
+  }
+
+  @Test func aWrongVerifierIsRefused() throws {
+    var button = SimulatedFlicButton.seeded()
+    button.connect()
+    let response1 = button.receive([0x00] + ToButtonMessage.fullVerifyRequest1(tmpID: 7).encoded())
+    let connection = FrameHeader(byte: response1[0][0]).connectionID
+    let request2 = FullVerifyRequest2(
+      publicKey: Array(repeating: 9, count: 32), clientRandom: Array(repeating: 1, count: 8), flags: 0x80,
+      verifier: Array(repeating: 0, count: 16))
+    let answer = button.receive([connection] + ToButtonMessage.fullVerifyRequest2(request2).encoded())
+    #expect(answer.count == 1)
+    #expect(try FromButtonMessage.decode(Array(answer[0].dropFirst())) == .fullVerifyFail(reason: 0))
+    #expect(button.pairingCount == 0)
+  }
 }
