@@ -123,7 +123,7 @@ async def main(executable: str) -> int:
     print(f"pyflic-ble {__import__('importlib.metadata').metadata.version('pyflic-ble')} from {pyflic_ble.__file__}")
     print(f"simulator test factory key: {test_key.hex()}")
 
-    print("\n1. pyflic-ble with Shortcut Labs' real factory key pairs with the simulator:")
+    print("\n1. pyflic-ble, trusting only Shortcut Labs' real factory key, tries to pair with the simulator:")
     client = FlicClient(ADDRESS, ble_device=device)
     await client.connect()
     try:
