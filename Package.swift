@@ -538,4 +538,8 @@ if fuzzing {
   package.targets.append(
     .executableTarget(
       name: "HAPFuzzer", dependencies: ["HAP"], path: "Fuzz/hap", exclude: ["run-fuzz"], swiftSettings: strict))
+  package.targets.append(
+    .executableTarget(
+      name: "FlicBLEFuzzer", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"], path: "Plugins/flic-ble/Fuzz",
+      exclude: ["run-fuzz"], swiftSettings: strict))
 }
