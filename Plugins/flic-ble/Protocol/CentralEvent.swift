@@ -54,4 +54,6 @@ public enum CentralFailure: Error, Sendable, Equatable {
   /// refusal was forged over the air). Keep the pairing and retry.
   case refusalNotConfirmed
   case malformed(FlicBLEError)
+  /// The button's X25519 key gave no shared secret (a low-order point).
+  case keyAgreementFailed
 }

@@ -97,7 +97,8 @@ public struct FlicBLECentral: Sendable {
     } catch let error as FlicBLEError {
       fail(.malformed(error), into: &step)
     } catch {
-      fail(.malformed(.emptyPacket), into: &step)
+      // Only Crypto throws anything else: an X25519 key that gives no shared secret.
+      fail(.keyAgreementFailed, into: &step)
     }
     return step
   }
