@@ -91,7 +91,7 @@ struct SessionTests {
   }
 
   @Test func anAcknowledgementLostWithTheLinkDoesNotDeliverTwice() throws {
-    var (link, _) = try paired()
+    let (link, _) = try paired()
     var button = link.button
     var stored = try #require(link.central.stored)
     button.disconnect()
@@ -115,7 +115,7 @@ struct SessionTests {
     button.disconnect()
 
     // The button still holds the click (never acknowledged); a central with a stale cursor gets it again...
-    var stale = InMemoryLink(button: button, stored: stored)
+    let stale = InMemoryLink(button: button, stored: stored)
     #expect(stale.presses.map(\.action) == [.down, .up, .click])
     // ...but the central that persisted its cursor does not.
     stored = try #require(central.stored)
@@ -181,7 +181,7 @@ struct SessionTests {
   }
 
   @Test func aForgedQuickVerifyRefusalIsNotBelieved() throws {
-    var (link, stored) = try paired()
+    let (link, stored) = try paired()
     var button = link.button
     button.disconnect()
     button.connect()
