@@ -221,9 +221,21 @@ struct TwistCodecTests {
         TwistRotation(
           modeIndex: 12, totalDelta: -8192, minimumDelta: -8388608, maximumDelta: 8388607, lastHubPacketCounter: 3)),
       .quickVerifyResponse(buttonRandom: Array(1...8), tmpID: 4),
+      .fullVerifyResponse1(
+        FullVerifyResponse1(
+          tmpID: 3, signature: Array(repeating: 1, count: 64), address: Array(1...6), addressType: 0,
+          publicKey: Array(repeating: 2, count: 32), buttonRandom: Array(1...8), flags: 0)),
+      .fullVerifyResponse2(
+        FullVerifyResponse2(
+          flags: 1, buttonUUID: Array(0..<16), name: "Dial", firmwareVersion: 3, batteryLevel: 2900,
+          serialNumber: "T1234"),
+        color: "white"),
     ]
     for response in responses { #expect(try TwistFromButtonMessage.decode(response.encoded()) == response) }
     #expect(responses[0].encoded().count == 16)
+    #expect(responses[4].encoded().count == 116)
+    #expect(responses[5].encoded().count == 75)
+    #expect(throws: FlicBLEError.self) { try TwistFromButtonMessage.decode(Array(responses[5].encoded().prefix(74))) }
     #expect(
       TwistRotation(modeIndex: 0, totalDelta: 49152, minimumDelta: 0, maximumDelta: 0, lastHubPacketCounter: 0).turns
         == 1)

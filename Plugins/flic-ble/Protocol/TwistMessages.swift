@@ -104,8 +104,13 @@ public enum TwistToButtonMessage: Sendable, Equatable {
   }
 }
 
-/// Twist packets from the button that differ from Flic 2.
+/// Twist packets from the button that differ from Flic 2. (The central's verify requests have
+/// Flic 2's layouts and opcodes 0, 2 and 5: `ToButtonMessage` encodes them.)
 public enum TwistFromButtonMessage: Sendable, Equatable {
+  /// Flic 2's FullVerifyResponse1 without the final flags byte (116 bytes).
+  case fullVerifyResponse1(FullVerifyResponse1)
+  /// Flic 2's FullVerifyResponse2 followed by the colour name (16 bytes, NUL-padded).
+  case fullVerifyResponse2(FullVerifyResponse2, color: String)
   /// Like Flic 2's, always with the boot id, and with the API version at the end.
   case initButtonEventsResponse(InitButtonEventsResponse, apiVersion: UInt8)
   /// Like Flic 2's items, 8 bytes each: the mode index (4 bits) follows the queued flags.
@@ -115,6 +120,14 @@ public enum TwistFromButtonMessage: Sendable, Equatable {
 
   public func encoded() -> [UInt8] {
     switch self {
+    case .fullVerifyResponse1(let m):
+      var flagless = m
+      flagless.flags = 0
+      return FromButtonMessage.fullVerifyResponse1(flagless).encoded().dropLast()
+    case .fullVerifyResponse2(let m, let color):
+      var bytes = FromButtonMessage.fullVerifyResponse2(m).encoded()
+      bytes[0] = TwistFromButtonOpcode.fullVerifyResponse2.rawValue
+      return bytes + Array(color.utf8).fixedSize(16)
     case .initButtonEventsResponse(let m, let apiVersion):
       var w = ByteWriter(opcode: TwistFromButtonOpcode.initButtonEventsResponse.rawValue)
       w.unsigned((m.hasQueuedEvents ? 1 : 0) | m.timestamp << 1, width: 6)
@@ -154,6 +167,19 @@ public enum TwistFromButtonMessage: Sendable, Equatable {
     guard let first = packet.first else { throw .emptyPacket }
     var r = ByteReader(packet)
     switch TwistFromButtonOpcode(rawValue: first) {
+    case .fullVerifyResponse1:
+      guard packet.count >= 116 else { throw .packetTooShort(opcode: first, length: packet.count, needed: 116) }
+      guard case .fullVerifyResponse1(let m) = try FromButtonMessage.decode(Array(packet.prefix(116)) + [0]) else {
+        throw .unknownOpcode(first)
+      }
+      return .fullVerifyResponse1(m)
+    case .fullVerifyResponse2:
+      guard packet.count >= 75 else { throw .packetTooShort(opcode: first, length: packet.count, needed: 75) }
+      guard
+        case .fullVerifyResponse2(let m) = try FromButtonMessage.decode(
+          [FromButtonOpcode.fullVerifyResponse2.rawValue] + packet[1..<59])
+      else { throw .unknownOpcode(first) }
+      return .fullVerifyResponse2(m, color: String(decoding: packet[59..<75].prefix { $0 != 0 }, as: UTF8.self))
     case .initButtonEventsResponse:
       let packed = try r.unsigned(width: 6)
       let count = try r.u32()
