@@ -213,6 +213,20 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Plugins/flic/Tool", swiftSettings: strict),
+    // Flic 2 over Bluetooth LE without flicd: codec, Chaskey MAC, verify crypto and the central's
+    // session state machine, pure Swift (no I/O); BlueZ and the plugin come on top of it.
+    .target(
+      name: "FlicBLEProtocol", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/flic-ble/Protocol", swiftSettings: strict),
+    // A simulated Flic 2: the button's side of the same protocol, signed by a test factory key.
+    .target(
+      name: "FlicBLESimulator",
+      dependencies: ["FlicBLEProtocol", .product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/flic-ble/Simulator", swiftSettings: strict),
+    // One simulated button on standard input/output, for centrals in other processes (pyflic-ble).
+    .executableTarget(
+      name: "FlicBLEButtonHost", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"],
+      path: "Plugins/flic-ble/SimulatorHost", swiftSettings: strict),
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
     .target(
       name: "HomebridgeProtocol", dependencies: ["PatchbayValues"], path: "Plugins/homebridge-websocket/Protocol",
@@ -454,6 +468,10 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "FlicBLETests",
+      dependencies: ["FlicBLEProtocol", "FlicBLESimulator", .product(name: "Crypto", package: "swift-crypto")],
+      exclude: ["Vectors", "Scripts"], swiftSettings: strict),
+    .testTarget(
       name: "HomebridgeTests",
       dependencies: [
         "HomebridgeProtocol", "HomebridgeConnection", "HomebridgePlugin", "PatchbayTestSupport", "PatchbayValues",
@@ -520,4 +538,8 @@ if fuzzing {
   package.targets.append(
     .executableTarget(
       name: "HAPFuzzer", dependencies: ["HAP"], path: "Fuzz/hap", exclude: ["run-fuzz"], swiftSettings: strict))
+  package.targets.append(
+    .executableTarget(
+      name: "FlicBLEFuzzer", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"], path: "Plugins/flic-ble/Fuzz",
+      exclude: ["run-fuzz"], swiftSettings: strict))
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// pyflic-ble (Shortcut Labs' own Python client, the one Home Assistant uses) pairs with the
+/// simulator in FlicBLEButtonHost and reads its presses: Scripts/pyflic_against_simulator.py.
+/// Needs a Python >= 3.12 (pyenv's on these machines, or PATCHBAY_PYTHON312) and PyPI once; the
+/// virtual environment is cached like PatchbayTestSupport's.
+@Suite("pyflic-ble against the simulator")
+struct PyflicInteropTests {
+  static let pinned = "pyflic-ble==0.2.5"
+
+  static let python: String? = {
+    let environment = ProcessInfo.processInfo.environment
+    if let explicit = environment["PATCHBAY_PYTHON312"] { return explicit }
+    let root = environment["PYENV_ROOT"] ?? (NSHomeDirectory() + "/.pyenv")
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: root + "/versions")) ?? []
+    return versions.sorted().first { $0.hasPrefix("3.12.") || $0.hasPrefix("3.13.") }
+      .map { root + "/versions/" + $0 + "/bin/python3" }
+  }()
+
+  static let buttonHost: String? = {
+    var url = Bundle.main.bundleURL
+    for _ in 0..<4 {
+      let candidate = url.appendingPathComponent("FlicBLEButtonHost").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+      url.deleteLastPathComponent()
+    }
+    return nil
+  }()
+
+  @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
+  func pyflicPairsAndReadsClickDoubleClickAndHold() throws {
+    let venv = try Self.environment()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Scripts/pyflic_against_simulator.py").path
+    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
+    #expect(status == 0, "\(output)")
+    #expect(output.contains("12 passed, 0 failed"), "\(output)")
+  }
+
+  /// The cached virtual environment with pyflic-ble, made on first use.
+  static func environment() throws -> String {
+    let cache = ProcessInfo.processInfo.environment["PATCHBAY_TEST_CACHE"] ?? (NSHomeDirectory() + "/.cache/patchbay")
+    let folder = cache + "/python/pyflic-ble-0.2.5"
+    let marker = folder + "/.patchbay-ready"
+    if FileManager.default.fileExists(atPath: marker) { return folder }
+    try? FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.createDirectory(atPath: cache + "/python", withIntermediateDirectories: true)
+    for (program, arguments) in [
+      (python!, ["-m", "venv", folder]),
+      (folder + "/bin/python", ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", pinned]),
+    ] {
+      let (status, output) = try run(program, arguments, within: 900)
+      guard status == 0 else { throw InteropError("\(program) \(arguments) failed: \(output)") }
+    }
+    _ = FileManager.default.createFile(atPath: marker, contents: Data(pinned.utf8))
+    return folder
+  }
+
+  static func run(_ program: String, _ arguments: [String], within seconds: Double) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let deadline = DispatchTime.now() + seconds
+    let done = DispatchSemaphore(value: 0)
+    let collected = OutputBox()
+    DispatchQueue.global().async {
+      collected.data = output.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }
+    if done.wait(timeout: deadline) == .timedOut {
+      process.terminate()
+      throw InteropError("\(program) did not finish within \(seconds) s")
+    }
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: collected.data, as: UTF8.self))
+  }
+}
+
+private final class OutputBox: @unchecked Sendable {
+  // Written once by the reading thread before the semaphore is signalled, read after it.
+  var data = Data()
+}
+
+struct InteropError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
