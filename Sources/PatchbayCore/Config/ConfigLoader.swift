@@ -81,20 +81,9 @@ public struct ConfigLoader: Sendable {
         case "hub":
           parseHub(content, file: file, into: &settings, &diagnostics)
         case "instances":
-          guard case .object(let entries) = content else {
-            diagnostics.append(ConfigDiagnostic(file: file, key: "instances", message: "must be a table of instances"))
-            continue
-          }
-          for (name, body) in entries {
-            if let existing = instances.first(where: { $0.name == name }) {
-              diagnostics.append(
-                ConfigDiagnostic(
-                  file: file, key: "instances.\(name)",
-                  message: "duplicate instance '\(name)' (already defined in \(existing.file))"))
-              continue
-            }
-            if let instance = parseInstance(name: name, body, file: file, &diagnostics) { instances.append(instance) }
-          }
+          parseNamedTables(
+            content, section: "instances", noun: "instance", file: file, into: &instances, &diagnostics,
+            name: \.name, origin: \.file, parse: parseInstance(name:_:file:_:))
         case "routes":
           guard case .array(let entries) = content else {
             diagnostics.append(
@@ -106,20 +95,9 @@ public struct ConfigLoader: Sendable {
             if let route = parseRoute(entry, index: index, file: file, &diagnostics) { routes.append(route) }
           }
         case "scenes":
-          guard case .object(let entries) = content else {
-            diagnostics.append(ConfigDiagnostic(file: file, key: "scenes", message: "must be a table of scenes"))
-            continue
-          }
-          for (name, body) in entries {
-            if let existing = scenes.first(where: { $0.name == name }) {
-              diagnostics.append(
-                ConfigDiagnostic(
-                  file: file, key: "scenes.\(name)",
-                  message: "duplicate scene '\(name)' (already defined in \(existing.file))"))
-              continue
-            }
-            if let scene = parseScene(name: name, body, file: file, &diagnostics) { scenes.append(scene) }
-          }
+          parseNamedTables(
+            content, section: "scenes", noun: "scene", file: file, into: &scenes, &diagnostics, name: \.name,
+            origin: \.file, parse: parseScene(name:_:file:_:))
         case "recorder":
           recorder = RecorderSettings.parse(content, file: file, &diagnostics)
         default:
@@ -146,6 +124,29 @@ public struct ConfigLoader: Sendable {
   }
 
   // MARK: Sections
+
+  /// A table of named tables (`[instances.NAME]`, `[scenes.NAME]`), each parsed by `parse`; a
+  /// name defined before (in this file or an earlier one) is refused, naming both files.
+  func parseNamedTables<Spec>(
+    _ content: JSONValue, section: String, noun: String, file: String, into specs: inout [Spec],
+    _ diagnostics: inout [ConfigDiagnostic], name: KeyPath<Spec, String>, origin: KeyPath<Spec, String>,
+    parse: (String, JSONValue, String, inout [ConfigDiagnostic]) -> Spec?
+  ) {
+    guard case .object(let entries) = content else {
+      diagnostics.append(ConfigDiagnostic(file: file, key: section, message: "must be a table of \(section)"))
+      return
+    }
+    for (key, body) in entries {
+      if let existing = specs.first(where: { $0[keyPath: name] == key }) {
+        diagnostics.append(
+          ConfigDiagnostic(
+            file: file, key: "\(section).\(key)",
+            message: "duplicate \(noun) '\(key)' (already defined in \(existing[keyPath: origin]))"))
+        continue
+      }
+      if let spec = parse(key, body, file, &diagnostics) { specs.append(spec) }
+    }
+  }
 
   package func parseHub(
     _ content: JSONValue, file: String, into settings: inout HubSettings, _ diagnostics: inout [ConfigDiagnostic]
