@@ -91,6 +91,10 @@ import Testing
     try simulator.control("wait-channel \(bedside) 60")
     try simulator.control("wait-channel \(hallway) 60")
     try eventually("connected recorded") { recorded("bedside_connected").last == "true" }
+    // The PEER column says the link to flicd is up (it said '-' before: issue 45).
+    try eventually("PEER connected in status") {
+      (try self.hub.instanceStatus("buttons")?["peer"] as? String) == "connected"
+    }
 
     try simulator.control("press \(bedside) single")
     try eventually("single click; recorded \(recorded("bedside"))") { actions("bedside") == ["down", "up", "click"] }

@@ -16,6 +16,7 @@ final class ConnectionRecorder: Sendable {
     var buttons: [(Int, ButtonEvent)] = []
     var connected: [(Int, Bool)] = []
     var battery: [(Int, Int)] = []
+    var peer: [String] = []
     var logs: [String] = []
   }
   private let reports = Mutex(Reports())
@@ -25,6 +26,7 @@ final class ConnectionRecorder: Sendable {
       button: { index, event in self.reports.withLock { $0.buttons.append((index, event)) } },
       connected: { index, linked in self.reports.withLock { $0.connected.append((index, linked)) } },
       battery: { index, percent in self.reports.withLock { $0.battery.append((index, percent)) } },
+      peer: { text in self.reports.withLock { $0.peer.append(text) } },
       log: { _, message in self.reports.withLock { $0.logs.append(message) } })
   }
 
@@ -32,6 +34,8 @@ final class ConnectionRecorder: Sendable {
   func connected(_ index: Int) -> [Bool] { reports.withLock { $0.connected.filter { $0.0 == index }.map(\.1) } }
   func battery(_ index: Int) -> [Int] { reports.withLock { $0.battery.filter { $0.0 == index }.map(\.1) } }
   var logs: [String] { reports.withLock { $0.logs } }
+  /// The flicd link as the PEER column shows it, without repeats.
+  var peer: [String] { reports.withLock { $0.peer.reduce(into: []) { if $0.last != $1 { $0.append($1) } } } }
 }
 
 func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAddress)] = [("bedside", bedside)])
@@ -120,6 +124,8 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
     let restarted = try simulator(port: port)
     defer { restarted.shutdown() }
     try eventually("connected again", within: 60) { recorder.connected(0) == [false, true, false, true] }
+    // The PEER column of `patchbay status` followed flicd itself.
+    try eventually("peer connected again") { recorder.peer == ["connected", "disconnected", "connected"] }
     _ = try restarted.perform("wait-channel 80:e4:da:71:b6:8e 30")
     _ = try restarted.perform("press 80:e4:da:71:b6:8e double")
     try eventually("press after reconnect") { recorder.buttons(0).map(\.action) == [.doubleClick] }

@@ -14,6 +14,8 @@ final class FlicdConnection: Sendable {
     var button: @Sendable (_ index: Int, ButtonEvent) -> Void
     var connected: @Sendable (_ index: Int, Bool) -> Void
     var battery: @Sendable (_ index: Int, _ percent: Int) -> Void
+    /// The link to flicd itself: "connected", or "disconnected" while it is being retried.
+    var peer: @Sendable (String) -> Void
     var log: @Sendable (LogLevel, String) -> Void
   }
 
@@ -116,6 +118,7 @@ final class FlicdConnection: Sendable {
 
   private func scheduleReconnect(because reason: String) {
     guard !state.value.stopped else { return }
+    events.peer("disconnected")
     state.value.failuresInARow += 1
     let delay = state.value.backoff.next()
     // Say it loudly once, then quietly: flicd may be away for hours.
@@ -132,6 +135,7 @@ final class FlicdConnection: Sendable {
       .info, "connected to flicd at \(endpoint)\(failures > 0 ? " after \(failures) failed attempts" : "")")
     state.value.failuresInARow = 0
     state.value.linkProvedHealthy = false
+    events.peer("connected")
     send(.getInfo)
     for index in config.buttons.indices { openChannel(index) }
     schedulePing()
