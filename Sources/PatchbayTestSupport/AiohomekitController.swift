@@ -9,6 +9,13 @@ import Synchronization
 ///
 /// Each call has a blocking form (for tests whose server is another process) and an async one
 /// that waits on a thread of its own (`offPool`: an in-process server needs the cooperative pool).
+/// Between two async calls the test waits for a thread of the cooperative pool, which a loaded
+/// full run can keep busy for minutes: steps that must follow each other within a time (a
+/// pair-setup's 60 s, a prepared write's ttl) belong in one `offPool` block of blocking calls.
+///
+/// Deadlines are generous (an answer normally takes milliseconds; only a failure waits them out),
+/// and a missed one says what the controller printed: its answers and, merged in, its stderr
+/// (aiohomekit's warnings, a traceback).
 public final class AiohomekitController: Sendable {
   public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Scripts/aiohomekit_controller.py").path
@@ -35,7 +42,8 @@ public final class AiohomekitController: Sendable {
     let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
     let (executable, arguments) = launcher(python.python, [Self.script, host, String(port)])
     process = try ChildProcess(executable, arguments, keepInputOpen: true)
-    try process.waitForLine(containing: "\"ready\"", within: 120)
+    // Importing aiohomekit (cryptography, zeroconf) takes seconds idle, far more under load.
+    try process.waitForLine(containing: "\"ready\"", within: 300)
   }
 
   public static func start(host: String = "127.0.0.1", port: Int, launcher: @escaping Launcher = { ($0, $1) })
@@ -46,35 +54,40 @@ public final class AiohomekitController: Sendable {
 
   deinit { _ = try? process.terminate(within: 10) }
 
+  /// How long a command may take before the test gives up on its answer. aiohomekit gives up on
+  /// an unanswered request after 30 s itself (and answers with the error); `wait_closed` waits up
+  /// to 240 s.
+  public static let answerDeadline: Double = 300
+
   /// Sends `command` and returns its "ok" value, or throws its "error".
   @discardableResult
-  public func send(_ command: [String: Any], within seconds: Double = 120) throws -> JSONValue {
+  public func send(_ command: [String: Any], within seconds: Double = answerDeadline) throws -> JSONValue {
     try send(line: Self.line(command), within: seconds)
   }
 
   @discardableResult
-  public func send(_ command: [String: Any], within seconds: Double = 120) async throws -> JSONValue {
+  public func send(_ command: [String: Any], within seconds: Double = answerDeadline) async throws -> JSONValue {
     let text = try Self.line(command)
     return try await offPool { [self] in try send(line: text, within: seconds) }
   }
 
   /// The error type a command fails with (nil when it succeeded).
-  public func failure(_ command: [String: Any]) throws -> String? {
-    try failure(line: Self.line(command))
+  public func failure(_ command: [String: Any], within seconds: Double = answerDeadline) throws -> String? {
+    try failure(line: Self.line(command), within: seconds)
   }
 
-  public func failure(_ command: [String: Any]) async throws -> String? {
+  public func failure(_ command: [String: Any], within seconds: Double = answerDeadline) async throws -> String? {
     let text = try Self.line(command)
-    return try await offPool { [self] in try failure(line: text) }
+    return try await offPool { [self] in try failure(line: text, within: seconds) }
   }
 
   private static func line(_ command: [String: Any]) throws -> String {
     String(decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
   }
 
-  private func failure(line text: String) throws -> String? {
+  private func failure(line text: String, within seconds: Double) throws -> String? {
     do {
-      try send(line: text, within: 120)
+      try send(line: text, within: seconds)
       return nil
     } catch let failure as Failure {
       return failure.type
@@ -91,7 +104,7 @@ public final class AiohomekitController: Sendable {
       throw Failure(type: "exited", message: "\(error); output:\n\(process.output)")
     }
     var answer: JSONValue?
-    try eventually("an answer to \(text); output:\n\(process.output)", within: seconds) {
+    try eventually("an answer to \(text); the controller's output (stderr merged):\n\(process.output)", within: seconds) {
       answer = process.lines.dropFirst(before).lazy.compactMap(JSONValue.parse).first {
         $0["ok"] != nil || $0["error"] != nil
       }
@@ -115,11 +128,11 @@ public final class AiohomekitController: Sendable {
   }
 
   /// Waits until the events so far satisfy `condition`.
-  public func waitForEvent(within seconds: Double = 60, _ condition: ([JSONValue]) -> Bool) throws {
+  public func waitForEvent(within seconds: Double = 120, _ condition: ([JSONValue]) -> Bool) throws {
     try eventually("an event; transcript:\n\(transcript)", within: seconds) { condition(events) }
   }
 
-  public func waitForEvent(within seconds: Double = 60, _ condition: @escaping @Sendable ([JSONValue]) -> Bool)
+  public func waitForEvent(within seconds: Double = 120, _ condition: @escaping @Sendable ([JSONValue]) -> Bool)
     async throws
   {
     try await offPool { [self] in try waitForEvent(within: seconds, condition) }

@@ -6,9 +6,11 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it is true or `seconds` pass. Tests wait for conditions with
-/// generous deadlines instead of sleeping and hoping (these machines are shared and slow).
+/// generous deadlines instead of sleeping and hoping (these machines are shared and slow: a full
+/// run beside other builds reached a load of 23 on 2 cores). A condition that holds costs no
+/// more for a long deadline; only a failure waits it out.
 public func eventually(
-  _ what: @autoclosure () -> String, within seconds: Double = 30, pollEvery interval: Double = 0.05,
+  _ what: @autoclosure () -> String, within seconds: Double = 120, pollEvery interval: Double = 0.05,
   _ condition: () throws -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(seconds)

@@ -70,7 +70,8 @@ public final class HAPPythonAccessory: Sendable {
       let process = try launch(
         python.python, directory: directory, code: code, port: reservation?.port ?? port, address: address,
         network: network)
-      let line = try process.waitForLine(containing: "\"ready\"", within: 120)
+      // Importing HAP-python (cryptography, zeroconf) takes seconds idle, far more under load.
+      let line = try process.waitForLine(containing: "\"ready\"", within: 300)
       guard let ready = JSONValue.parse(line.text)?["ready"], let port = ready["port"]?.integerValue,
         let deviceID = ready["mac"]?.stringValue
       else { throw Failure(description: "no port in \(line.text); output:\n\(process.output)") }
@@ -102,7 +103,7 @@ public final class HAPPythonAccessory: Sendable {
     try await offPool { [self] in
       let process = try Self.launch(
         python, directory: directory, code: code, port: newPort ?? port, address: address, network: network)
-      _ = try process.waitForLine(containing: "\"ready\"", within: 120)
+      _ = try process.waitForLine(containing: "\"ready\"", within: 300)
       current.withLock { $0 = process }
       if let newPort { listening.withLock { $0 = newPort } }
     }
@@ -110,16 +111,18 @@ public final class HAPPythonAccessory: Sendable {
 
   deinit { _ = try? process.terminate(within: 10) }
 
-  /// Sends `command` and returns its "ok" value, or throws its "error".
+  /// Sends `command` and returns its "ok" value, or throws its "error". The deadline is generous:
+  /// an answer takes milliseconds; only a missing one waits it out, and then the failure carries
+  /// HAP-python's output (its log on stderr merged in).
   @discardableResult
-  public func send(_ command: [String: Any], within seconds: Double = 60) async throws -> JSONValue {
+  public func send(_ command: [String: Any], within seconds: Double = 300) async throws -> JSONValue {
     let text = String(
       decoding: try JSONSerialization.data(withJSONObject: command, options: [.sortedKeys]), as: UTF8.self)
     return try await offPool { [self] in
       let before = process.lineCount
       try process.write(text + "\n")
       var answer: JSONValue?
-      try eventually("an answer to \(text); output:\n\(process.output)", within: seconds) {
+      try eventually("an answer to \(text); HAP-python's output (stderr merged):\n\(process.output)", within: seconds) {
         answer = process.lines.dropFirst(before).lazy.compactMap(JSONValue.parse).first {
           $0["ok"] != nil || $0["error"] != nil
         }
@@ -141,7 +144,7 @@ public final class HAPPythonAccessory: Sendable {
   }
 
   public func waitForSetter(
-    _ name: String, within seconds: Double = 60, _ matches: @escaping @Sendable (JSONValue) -> Bool
+    _ name: String, within seconds: Double = 120, _ matches: @escaping @Sendable (JSONValue) -> Bool
   )
     async throws
   {

@@ -79,7 +79,7 @@ public final class HomeAssistantUnderTest: Sendable {
     do {
       _ = try process.waitForLine(containing: "Home Assistant initialized", within: seconds)
       driver = try ChildProcess(python.python, [Self.driverScript, url], keepInputOpen: true)
-      _ = try driver.waitForLine(containing: "\"ready\"", within: 120)
+      _ = try driver.waitForLine(containing: "\"ready\"", within: 300)
     } catch {
       _ = try? process.terminate(within: 60)
       throw Failure(description: "Home Assistant did not start: \(error)\nits log:\n\(process.output)")
@@ -122,7 +122,7 @@ public final class HomeAssistantUnderTest: Sendable {
 
   /// One websocket command (`["type": "get_states"]`); returns its result.
   @discardableResult
-  public func request(_ message: [String: Any], within seconds: Double = 120) throws -> JSONValue {
+  public func request(_ message: [String: Any], within seconds: Double = 300) throws -> JSONValue {
     try send(Self.line(["ws": message]), within: seconds)
   }
 
@@ -173,7 +173,8 @@ public final class HomeAssistantUnderTest: Sendable {
     }
   }
 
-  private func send(_ text: String, within seconds: Double = 120) throws -> JSONValue {
+  /// The driver gives up on HA's answer after 240 s itself and says so; this waits a little longer.
+  private func send(_ text: String, within seconds: Double = 300) throws -> JSONValue {
     do {
       return try Self.send(driver, text, within: seconds)
     } catch {

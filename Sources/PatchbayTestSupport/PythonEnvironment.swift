@@ -51,8 +51,9 @@ public struct PythonEnvironment: Sendable {
     return environment
   }
 
-  /// Runs `script` (Python source) with `arguments`; returns status and merged output.
-  public func run(script: String, _ arguments: [String] = [], within seconds: Double = 120) throws
+  /// Runs `script` (Python source) with `arguments`; returns status and merged output (stderr
+  /// included). A generous deadline: importing HAP-python or aiohomekit alone takes seconds idle.
+  public func run(script: String, _ arguments: [String] = [], within seconds: Double = 300) throws
     -> (status: Int32, output: String)
   {
     try runProgram(python, ["-c", script] + arguments, within: seconds)

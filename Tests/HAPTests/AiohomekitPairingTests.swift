@@ -58,11 +58,19 @@ import Testing
 
     // Subscribe; hub-side changes arrive as events: coalesced ones, and a button press at once.
     try await controller.send(["cmd": "subscribe", "ids": [[4, 10], [3, 9]]])
+    let beforeNotify = ContinuousClock.now
     hub.server.notify([(TestAccessories.brightness, .integer(20))], immediately: false, except: nil)
     hub.server.notify([(TestAccessories.brightness, .integer(30))], immediately: false, except: nil)
+    let notifyGap = ContinuousClock.now - beforeNotify
     try await controller.waitForEvent { events in events.contains { $0["4.10", "value"] == .integer(30) } }
-    // The 20 was replaced by the 30 before it went out.
-    #expect(controller.events.compactMap { $0["4.10"] }.count == 1)
+    // The 20 was replaced by the 30 before it went out: when both came within the 50 ms of
+    // coalescing. (A loaded machine can stop this thread between the two calls for longer; then
+    // the 20 goes out on its own, as it should.)
+    if notifyGap < .milliseconds(50) {
+      #expect(controller.events.compactMap { $0["4.10"] }.count == 1, "the two changes came \(notifyGap) apart")
+    } else {
+      print("the two changes came \(notifyGap) apart, beyond the 50 ms of coalescing: not checked")
+    }
     hub.server.notify([(TestAccessories.buttonEvent, .integer(1))], immediately: true, except: nil)
     try await controller.waitForEvent { events in events.contains { $0["3.9", "value"] == .integer(1) } }
     // A change caused by this controller's own write is not echoed to it.
@@ -142,7 +150,7 @@ import Testing
     let first = try await AiohomekitController.start(port: hub.port)
     let data = try await first.send(["cmd": "pair", "pin": Self.pin])
     try first.process.closeInput()
-    _ = try await offPool { try first.process.waitForExit(within: 60) }
+    _ = try await offPool { try first.process.waitForExit(within: 120) }
 
     let second = try await AiohomekitController.start(port: hub.port)
     try await second.send(["cmd": "load", "data": data.foundation])
@@ -182,18 +190,40 @@ func hexBytes(_ text: String) -> [UInt8] {
 
   @Test func aSecondPairSetupIsBusyUntilTheFirstConnectionGoes() async throws {
     let hub = try await ServerUnderTest()
-    let first = try await AiohomekitController.start(port: hub.port)
     // Both controllers are up before the first starts: starting Python on a loaded machine can
     // take longer than the 60 s after which an abandoned setup stops blocking others.
+    let first = try await AiohomekitController.start(port: hub.port)
     let second = try await AiohomekitController.start(port: hub.port)
-    try await first.send(["cmd": "pair_start"])
-    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == "BusyError")
-    try await first.send(["cmd": "pair_abandon"])
-    // The abandoned setup stops blocking once its connection is gone.
-    try await offPool {
-      try eventually("the abandoned pair-setup to be released", within: 60) { hub.server.connectionCount == 0 }
+    // The first's M1 and the second's attempt follow each other on one thread of their own, with
+    // no step back to the cooperative pool in between: such a step waits until a pool thread is
+    // free, and in a full run the synchronous tests beside this one hold both threads (2 cores)
+    // for minutes at a time. Once 60 s (PairSetup.abandonedAfter) passed between the two, the
+    // first's setup no longer blocked: the second paired, and then could not pair again (issue
+    // 42: both expectations missed under load 23). Here only the two controllers' own work lies
+    // between them, and the server answers on its event loops, not on the pool.
+    let (busy, took) = try await offPool {
+      let begun = ContinuousClock.now
+      try first.send(["cmd": "pair_start"])
+      let failure = try second.failure(["cmd": "pair", "pin": Self.pin])
+      return (failure, ContinuousClock.now - begun)
     }
-    #expect(try await second.failure(["cmd": "pair", "pin": Self.pin]) == nil)
+    #expect(
+      busy == "BusyError",
+      """
+      the second controller's pair-setup, \(took) after the first's began (a setup blocks others \
+      for 60 s), ended with \(busy ?? "success")
+      first:\n\(first.transcript)
+      second:\n\(second.transcript)
+      """)
+    // The abandoned setup stops blocking once its connection is gone (at once, not after 60 s).
+    let released = try await offPool {
+      try first.send(["cmd": "pair_abandon"])
+      let closed = ContinuousClock.now
+      try eventually("the abandoned pair-setup to be released", within: 120) { hub.server.connectionCount == 0 }
+      return ContinuousClock.now - closed
+    }
+    let again = try await second.failure(["cmd": "pair", "pin": Self.pin])
+    #expect(again == nil, "released \(released) after the close; second:\n\(second.transcript)")
     await hub.stop()
   }
 
@@ -212,7 +242,11 @@ func hexBytes(_ text: String) -> [UInt8] {
     let admin = try await AiohomekitController.start(port: hub.port)
     try await admin.send(["cmd": "pair", "pin": Self.pin])
     try await admin.send(["cmd": "verify"])
-    #expect(hub.server.connectionCount == 1)
+    // The pair-setup's own connection closed before "pair" answered; the server forgets it on
+    // its event loop, which may come after the verify's connection was admitted.
+    try await offPool {
+      try eventually("one connection (the verified session)", within: 120) { hub.server.connectionCount == 1 }
+    }
     await hub.server.stop()
     #expect(try await admin.send(["cmd": "wait_closed"]) == .bool(true))
     await hub.stop()
@@ -222,7 +256,9 @@ func hexBytes(_ text: String) -> [UInt8] {
     let hub = try await ServerUnderTest()
     let admin = try await AiohomekitController.start(port: hub.port)
     try await admin.send(["cmd": "pair", "pin": Self.pin])
-    let prepared = try await admin.send(["cmd": "prepare", "body": ["ttl": 60000, "pid": 42]])
+    // A ttl of an hour: the prepared write must come within it, and between two steps of an async
+    // test a loaded run can pass minutes waiting for a thread of the cooperative pool.
+    let prepared = try await admin.send(["cmd": "prepare", "body": ["ttl": 3_600_000, "pid": 42]])
     #expect(prepared["status"] == .integer(0))
     try await admin.send([
       "cmd": "put_raw", "body": ["characteristics": [["aid": 2, "iid": 9, "value": true]], "pid": 42],

@@ -12,7 +12,9 @@ import Testing
   @Test func pairReadWriteEventsAndARemovedPairing() async throws {
     let accessory = try await HAPPythonAccessory.start(code: Self.code.description)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let controller = HAPController(identity: .generate(), group: group)
+    // HAP-python's SRP and its answers are Python: on a loaded machine a request can take longer
+    // than the default 30 s; a generous timeout costs nothing when it answers at once.
+    let controller = HAPController(identity: .generate(), group: group, requestTimeout: .seconds(120))
 
     await #expect(throws: HAPClientError.pairing(.authentication, step: 4)) {
       try await controller.pairSetup(host: "127.0.0.1", port: accessory.port, code: HAPSetupCode("111-22-333")!)

@@ -58,7 +58,7 @@ struct HomeKitDiscoveryEndToEndTests {
     try bridge.writeConfig(accessories: Self.lamp + "\n" + Self.fan, port: 51826)
     let reload = try bridge.hub.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
-    try eventually("c# to go up in accessory-ids.json; hub:\n\(bridge.hub.log)", within: 90) {
+    try eventually("c# to go up in accessory-ids.json; hub:\n\(bridge.hub.log)", within: 240) {
       (try? bridge.configNumber()) == configNumber + 1
     }
     try bridge.hub.waitUntilRunning("homekit")

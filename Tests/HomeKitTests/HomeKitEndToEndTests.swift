@@ -180,7 +180,7 @@ import Testing
     let lockTarget = try #require(Self.id(accessories, name: "Front door", type: "1E"))
     let plain = try controller.send(["cmd": "put", "values": [[lockTarget[0], lockTarget[1], 1]]])
     #expect("\(plain)".contains("-70410"), "\(plain)")
-    try controller.send(["cmd": "prepare", "body": ["ttl": 10000, "pid": 4242]])
+    try controller.send(["cmd": "prepare", "body": ["ttl": 3_600_000, "pid": 4242]])
     try controller.send([
       "cmd": "put_raw",
       "body": ["characteristics": [["aid": lockTarget[0], "iid": lockTarget[1], "value": 1]], "pid": 4242],

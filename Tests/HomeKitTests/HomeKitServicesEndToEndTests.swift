@@ -129,7 +129,7 @@ import Testing
     let current = try #require(listed.id("Garage", "E"))
     let readOnly = try controller.send(["cmd": "put", "values": [[current[0], current[1], 0]]])
     #expect(readOnly["\(current[0]).\(current[1])", "status"] == .integer(-70404), "\(readOnly)")
-    try controller.send(["cmd": "prepare", "body": ["ttl": 30000, "pid": 7]])
+    try controller.send(["cmd": "prepare", "body": ["ttl": 3_600_000, "pid": 7]])
     let outOfRange = try controller.send([
       "cmd": "put_raw",
       "body": ["characteristics": [["aid": garageTarget[0], "iid": garageTarget[1], "value": 2]], "pid": 7],
@@ -138,7 +138,7 @@ import Testing
 
     // A timed write inside /prepare's ttl lands on the hub's side and is an event to the other session.
     for (target, port, pid) in [(garageTarget, "garage_target", 8), (lockTarget, "lock_target", 9)] {
-      let prepared = try controller.send(["cmd": "prepare", "body": ["ttl": 30000, "pid": pid]])
+      let prepared = try controller.send(["cmd": "prepare", "body": ["ttl": 3_600_000, "pid": pid]])
       #expect(prepared["status"] == .integer(0), "\(prepared)")
       try controller.send([
         "cmd": "put_raw",

@@ -241,7 +241,7 @@ import Testing
     var lamps: [JSONValue] = []
     try ha.eventually(
       "two patchbay devices, each with its desk lamp; devices: \(devices.compactMap { $0["name"]?.stringValue }); lamps: \(Self.ids(lamps))",
-      within: 90
+      within: 240
     ) {
       devices = Self.patchbayDevices(try ha.devices())
       lamps = try ha.entities().filter {

@@ -142,7 +142,12 @@ class Driver:
         if subscribe:
             self.events[message["id"]] = []
         await self.socket.send_json(message)
-        answer = await asyncio.wait_for(future, 120)
+        # Under the Swift side's 300 s, so a missing answer comes back as this error, with its command.
+        try:
+            answer = await asyncio.wait_for(future, 240)
+        except asyncio.TimeoutError:
+            self.pending.pop(message["id"], None)
+            raise Failure("timeout", f"no answer from Home Assistant within 240 s to {json.dumps(message)[:300]}")
         if not answer.get("success"):
             error = answer.get("error") or {}
             raise Failure(error.get("code", "failed"), error.get("message", json.dumps(answer)))

@@ -21,7 +21,7 @@ final class CollectedEvents: Sendable {
 
   /// Waits until the events so far satisfy `condition`.
   func waitFor(
-    _ what: String, within seconds: Double = 60, _ condition: @escaping @Sendable ([HAPCharacteristicValue]) -> Bool
+    _ what: String, within seconds: Double = 120, _ condition: @escaping @Sendable ([HAPCharacteristicValue]) -> Bool
   ) async throws {
     try await offPool { [self] in
       try eventually("\(what); events: \(all)", within: seconds) { condition(all) }
