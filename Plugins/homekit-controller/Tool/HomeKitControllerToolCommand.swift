@@ -32,7 +32,7 @@ struct InstanceOptions: ParsableArguments {
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let owner = (try FileManager.default.attributesOfItem(atPath: directory)[.ownerAccountID] as? NSNumber)?.uint32Value
     if let owner, owner != geteuid() {
-      throw ValidationError(
+      throw CommandFailure(
         "\(directory) belongs to uid \(owner): run this as the hub's user "
           + "(sudo -u patchbay patchbay homekit-controller ...)")
     }
@@ -82,7 +82,7 @@ struct PairCommand: AsyncParsableCommand {
       throw ValidationError("'\(code)' is not a setup code: 8 digits written XXX-XX-XXX (as on the accessory)")
     }
     if let paired = try options.store.loadPairing() {
-      throw ValidationError(
+      throw CommandFailure(
         "'\(options.instance)' is paired already, with \(paired.name) (\(paired.accessoryID)): "
           + "'patchbay homekit-controller unpair \(options.instance)' first")
     }
@@ -94,7 +94,7 @@ struct PairCommand: AsyncParsableCommand {
     do {
       accessory = try await controller.pairSetup(host: host, port: port, code: setupCode)
     } catch {
-      throw ValidationError("pairing with \(name) at \(host):\(port) failed: \(Self.explain(error))")
+      throw CommandFailure("pairing with \(name) at \(host):\(port) failed: \(Self.explain(error))")
     }
     try options.store.save(.init(identity: identity, accessory: accessory, name: name, host: host, port: port))
     print("paired '\(options.instance)' with \(name) (\(accessory.pairingID)) at \(host):\(port)")
@@ -127,12 +127,12 @@ struct PairCommand: AsyncParsableCommand {
     let found = await browse(seconds: seconds)
     guard let service = found.first(where: { $0.txt["id"]?.uppercased() == device.uppercased() }) else {
       let seen = found.isEmpty ? "none" : found.map { "\($0.name) (\($0.txt["id"] ?? "?"))" }.joined(separator: ", ")
-      throw ValidationError(
+      throw CommandFailure(
         "no accessory with device id \(device) answered within \(Int(seconds)) s (found: \(seen)); "
           + "'patchbay homekit-controller discover' lists them, --address HOST:PORT skips the search")
     }
     if service.txt["sf"] == "0" {
-      throw ValidationError(
+      throw CommandFailure(
         "\(service.name) is paired with another controller already (sf=0): remove it from that controller "
           + "(the Home app: Remove Accessory) or reset it, then pair again")
     }
@@ -158,7 +158,7 @@ struct UnpairCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard let pairing = try options.store.loadPairing() else {
-      throw ValidationError("'\(options.instance)' is not paired")
+      throw CommandFailure("'\(options.instance)' is not paired")
     }
     if !forget {
       let identity = try pairing.identity()
@@ -168,7 +168,7 @@ struct UnpairCommand: AsyncParsableCommand {
         try await session.removePairing(identity.pairingID)
         await session.close()
       } catch {
-        throw ValidationError(
+        throw CommandFailure(
           "cannot remove the pairing on \(pairing.name) at \(pairing.host):\(pairing.port) (\(error)); "
             + "--forget forgets it here only")
       }

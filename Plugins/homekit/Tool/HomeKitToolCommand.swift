@@ -31,12 +31,12 @@ struct SetupCommand: ParsableCommand {
 
   func run() throws {
     guard let identity = try withStoreErrors({ try options.store.loadIdentity() }) else {
-      throw ValidationError(
+      throw CommandFailure(
         "the bridge '\(options.instance)' has no identity yet (no \(options.store.identityPath)): "
           + "start the hub with it once (patchbay status shows it running), then run this again")
     }
     let pairings = try withStoreErrors { try options.store.loadPairings() }
-    guard let code = HAPSetupCode(identity.setupCode) else { throw ValidationError("no valid setup code stored") }
+    guard let code = HAPSetupCode(identity.setupCode) else { throw CommandFailure("no valid setup code stored") }
     let uri = hapSetupURI(code: code, setupID: identity.setupID, category: .bridge)
     print(try TerminalQR.render(uri))
     print("HomeKit bridge '\(options.instance)' (device id \(identity.deviceID))")
@@ -64,7 +64,7 @@ struct PairingsCommand: ParsableCommand {
       let lock = try HubLock.take(stateDirectory: options.stateDirectory, changing: options.directory)
       defer { lock.release() }
       guard state.pairings.contains(where: { $0.identifier == remove }) else {
-        throw ValidationError(
+        throw CommandFailure(
           "no pairing '\(remove)' (paired: \(state.pairings.map(\.identifier).joined(separator: ", ")))")
       }
       state.pairings.removeAll { $0.identifier == remove }

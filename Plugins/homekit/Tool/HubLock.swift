@@ -17,18 +17,18 @@ struct HubLock {
   static func take(stateDirectory: String, changing directory: String) throws -> HubLock {
     var info = stat()
     if stat(directory, &info) == 0, info.st_uid != geteuid() {
-      throw ValidationError(
+      throw CommandFailure(
         "\(directory) belongs to uid \(info.st_uid): run this as the hub's user (sudo -u patchbay patchbay homekit ...)"
       )
     }
     let path = StateLayout.hubLock(in: stateDirectory)
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard fd >= 0 else {
-      throw ValidationError("cannot open \(path): \(String(cString: strerror(errno)))")
+      throw CommandFailure("cannot open \(path): \(String(cString: strerror(errno)))")
     }
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
       close(fd)
-      throw ValidationError(
+      throw CommandFailure(
         "a hub is running with the state directory \(stateDirectory): stop it first (systemctl stop patchbay), "
           + "or remove the pairing from the Home app instead")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PatchbayValues
 import QRMatrix
 
 /// A QR code as text: two module rows per line with half blocks, light modules drawn (as
@@ -6,7 +7,7 @@ import QRMatrix
 enum TerminalQR {
   static func render(_ text: String) throws -> String {
     guard let code = QRMatrix(encoding: text) else {
-      throw ValidationError("libqrencode could not encode \(text)")
+      throw CommandFailure("libqrencode could not encode \(text)")
     }
     let quiet = 2
     let size = code.width + 2 * quiet

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import PatchbayHub
+import PatchbayValues
 
 /// `patchbay-web`: the dashboard and /metrics, a process of its own that reaches the hub only
 /// through its control socket. It starts and serves whether or not the hub runs; the page says
@@ -52,7 +53,7 @@ struct WebCommand: AsyncParsableCommand {
       do {
         token = try AccessToken(file: tokenFile)
       } catch {
-        throw ValidationError(error.description)
+        throw CommandFailure(error.description)
       }
     }
     guard address.isLoopback || token != nil else {
@@ -61,7 +62,7 @@ struct WebCommand: AsyncParsableCommand {
           + "(--token-file FILE, a file holding a secret of at least 16 characters); see docs/web.md")
     }
     guard let directory = PageLocation.locate(explicit: pageDirectory) else {
-      throw ValidationError(
+      throw CommandFailure(
         "the dashboard's files (\(PageFiles.names.joined(separator: ", "))) are in none of: "
           + PageLocation.candidates(explicit: pageDirectory).joined(separator: ", ")
           + " (--page-directory DIR names their folder)")
@@ -70,7 +71,7 @@ struct WebCommand: AsyncParsableCommand {
     do {
       files = try PageFiles(directory: directory)
     } catch {
-      throw ValidationError(error.description)
+      throw CommandFailure(error.description)
     }
     var logger = Logger(label: "patchbay-web")
     logger.logLevel = .info

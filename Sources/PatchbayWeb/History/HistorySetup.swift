@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PatchbayHub
 import PatchbayRecorder
+import PatchbayValues
 
 /// Reads the hub's config for the history: the `[recorder]` table and the state directory.
 enum HistorySetup {
@@ -18,7 +19,7 @@ enum HistorySetup {
     let (config, diagnostics) = ConfigLoader().loadCollectingErrors(mainFile: file)
     let mistakes = diagnostics.filter { $0.key == "recorder" || $0.key?.hasPrefix("recorder.") == true }
     guard mistakes.isEmpty else {
-      throw ValidationError(mistakes.map(\.description).joined(separator: "\n"))
+      throw CommandFailure(mistakes.map(\.description).joined(separator: "\n"))
     }
     let settings = config.recorder
     guard settings.enabled else {
