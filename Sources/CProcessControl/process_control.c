@@ -112,33 +112,6 @@ int pc_has_zombie_child(void) {
   return info.si_pid != 0;
 }
 
-int pc_reap_inherited_zombies(const pid_t *spare, int spare_count) {
-  pid_t self = getpid();
-  pid_t own_session = getsid(0);
-  int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buffer[4096];
-  int reaped = 0;
-  for (;;) {
-    long got = syscall(SYS_getdents64, fd, buffer, sizeof buffer);
-    if (got <= 0) break;
-    for (long offset = 0; offset < got;) {
-      struct linux_dirent64 *entry = (struct linux_dirent64 *)(buffer + offset);
-      offset += entry->d_reclen;
-      pid_t pid = parse_pid(entry->d_name);
-      char state = 0;
-      pid_t parent = 0, session = 0;
-      if (pid <= 0 || pid == self || stat_of(pid, &state, &parent, &session) != 0) continue;
-      if (parent != self || state != 'Z' || session == own_session) continue;
-      int spared = 0;
-      for (int index = 0; index < spare_count && !spared; index++) spared = spare[index] == pid;
-      if (!spared && waitpid(pid, NULL, WNOHANG) == pid) reaped++;
-    }
-  }
-  close(fd);
-  return reaped;
-}
-
 int pc_spawnattr_new_session(posix_spawnattr_t *attributes) {
   short flags = 0;
   int status = posix_spawnattr_getflags(attributes, &flags);
@@ -185,6 +158,29 @@ static int for_each_child(int (*visit)(pid_t, const void *), const void *context
   }
   close(fd);
   return visited;
+}
+
+struct inherited {
+  pid_t session;
+  const pid_t *spare;
+  int spare_count;
+};
+
+/* A child that ended (a zombie) outside this process's session and not one of `spare`. */
+static int reap_if_inherited_zombie(pid_t pid, const void *context) {
+  const struct inherited *wanted = context;
+  char state = 0;
+  pid_t parent = 0, session = 0;
+  if (stat_of(pid, &state, &parent, &session) != 0 || state != 'Z' || session == wanted->session) return 0;
+  for (int index = 0; index < wanted->spare_count; index++) {
+    if (wanted->spare[index] == pid) return 0;
+  }
+  return waitpid(pid, NULL, WNOHANG) == pid;
+}
+
+int pc_reap_inherited_zombies(const pid_t *spare, int spare_count) {
+  struct inherited wanted = {getsid(0), spare, spare_count};
+  return for_each_child(reap_if_inherited_zombie, &wanted);
 }
 
 static int kill_and_reap(pid_t pid, const void *context) {
