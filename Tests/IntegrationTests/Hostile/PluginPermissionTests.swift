@@ -53,4 +53,35 @@ import Testing
     let sticky = try harness.check()
     #expect(sticky.status == 0, "\(sticky.output)")
   }
+
+  /// Issue 41: a library that belongs to someone else may be the attacker's own code: the
+  /// refusal says to remove it (or reinstall it), never to chown it (which would approve it).
+  @Test func aLibraryOfAnotherUserIsToBeRemovedNotApproved() throws {
+    guard geteuid() == 0 else { return }  // only root can give a file away
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(Self.config)
+    let library =
+      try FileManager.default.contentsOfDirectory(atPath: harness.pluginDirectory)
+      .first { $0.contains("example-c") }.map { harness.pluginDirectory + "/" + $0 } ?? ""
+    #expect(chown(library, 4242, 4242) == 0)
+    let check = try harness.check()
+    #expect(check.status != 0)
+    #expect(check.output.contains("the file '\(library)' belongs to uid 4242"), "\(check.output)")
+    #expect(check.output.contains("do not chown it to make it load"), "\(check.output)")
+    #expect(check.output.contains("rm \(library)"), "\(check.output)")
+    #expect(!check.output.contains("chown 0"), "\(check.output)")
+  }
+
+  /// Issue 41, item 6: outside systemd, `check` says that an instance's limits are per process.
+  @Test func checkSaysWhenLimitsAreOnlyPerProcess() throws {
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
+    try harness.writeConfig(Self.config)
+    let check = try harness.check()
+    #expect(check.status == 0, "\(check.output)")
+    let note = "note: outside systemd (as here) a hub gives each instance rlimits only"
+    let underSystemd = ProcessInfo.processInfo.environment["INVOCATION_ID"] != nil
+    #expect(check.output.contains(note) != underSystemd, "\(check.output)")
+  }
 }
