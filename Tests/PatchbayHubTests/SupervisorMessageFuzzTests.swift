@@ -27,6 +27,8 @@ import Testing
       [instances.target]
       plugin = "embedded"
       max_restarts = 1000000
+      # Every refused message is an error line: hundreds of thousands in CI's long run.
+      log_level = "critical"
       [instances.lamp]
       plugin = "embedded"
       [[routes]]
