@@ -3,11 +3,11 @@
 /// on one port, say), the first `burst` lines of each `interval` pass; the rest are counted and
 /// summarised once the interval has passed: at most `burst + 1` lines per kind per interval,
 /// however fast the plugin goes.
-package struct LogBudget: Sendable {
-  package struct Summary: Equatable, Sendable {
-    package var kind: String
-    package var suppressed: Int
-    package var seconds: Double
+public struct LogBudget: Sendable {
+  public struct Summary: Equatable, Sendable {
+    public var kind: String
+    public var suppressed: Int
+    public var seconds: Double
   }
 
   private struct Window: Sendable {
@@ -16,17 +16,17 @@ package struct LogBudget: Sendable {
     var suppressed = 0
   }
 
-  package let burst: Int
-  package let interval: Double
+  public let burst: Int
+  public let interval: Double
   private var windows: [String: Window] = [:]
 
-  package init(burst: Int = 3, interval: Double = 10) {
+  public init(burst: Int = 3, interval: Double = 10) {
     self.burst = burst
     self.interval = interval
   }
 
   /// Whether a line of `kind` may be logged now.
-  package mutating func admit(_ kind: String, now: Double) -> Bool {
+  public mutating func admit(_ kind: String, now: Double) -> Bool {
     var window = windows[kind] ?? Window(start: now)
     defer { windows[kind] = window }
     if window.passed < burst {
@@ -38,7 +38,7 @@ package struct LogBudget: Sendable {
   }
 
   /// Summaries of the windows that are over and suppressed something; those windows start again.
-  package mutating func dueSummaries(now: Double) -> [Summary] {
+  public mutating func dueSummaries(now: Double) -> [Summary] {
     var due: [Summary] = []
     for (kind, window) in windows where now - window.start >= interval {
       if window.suppressed > 0 {
