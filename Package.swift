@@ -339,22 +339,22 @@ let package = Package(
       path: "Plugins/homekit-controller/Tool", swiftSettings: strict),
     // The party effect as a pure plan (colors per step, rates, restore), its config and saved record.
     .target(
-      name: "PartyLightsEffect", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Effect",
+      name: "PartyLightsProtocol", dependencies: ["PatchbayPluginKit"], path: "Plugins/party-lights/Protocol",
       swiftSettings: strict),
     // The plugin glue: ports, timers, capture and restore.
     .target(
-      name: "PartyLightsPlugin", dependencies: ["PartyLightsEffect", "PatchbayPluginKit"],
+      name: "PartyLightsPlugin", dependencies: ["PartyLightsProtocol", "PatchbayPluginKit"],
       path: "Plugins/party-lights/Plugin", swiftSettings: strict),
     .target(
       name: "PartyLightsPluginEntry", dependencies: ["PartyLightsPlugin"], path: "Plugins/party-lights/Entry",
       swiftSettings: strict, linkerSettings: pluginExports),
     // Clock time as pure values: cron, the NOAA sun, time zones and DST, catch-up planning, config, saved state.
     .target(
-      name: "ScheduleTiming", dependencies: ["PatchbayPluginKit"], path: "Plugins/schedule/Timing",
+      name: "ScheduleProtocol", dependencies: ["PatchbayPluginKit"], path: "Plugins/schedule/Protocol",
       swiftSettings: strict),
     // The plugin glue: one trigger port per configured trigger, a kit timer re-armed after each wake.
     .target(
-      name: "SchedulePlugin", dependencies: ["ScheduleTiming", "PatchbayPluginKit"], path: "Plugins/schedule/Plugin",
+      name: "SchedulePlugin", dependencies: ["ScheduleProtocol", "PatchbayPluginKit"], path: "Plugins/schedule/Plugin",
       swiftSettings: strict),
     .target(
       name: "SchedulePluginEntry", dependencies: ["SchedulePlugin"], path: "Plugins/schedule/Entry",
@@ -365,11 +365,11 @@ let package = Package(
       providers: [.apt(["libmosquitto-dev"])]),
     // Config, topic filters, payload formats, Zigbee2MQTT and Home Assistant mappings: pure Swift, testable alone.
     .target(
-      name: "MQTTMapping", dependencies: ["PatchbayPluginKit", "PatchbayValues"], path: "Plugins/mqtt/Mapping",
+      name: "MQTTProtocol", dependencies: ["PatchbayPluginKit", "PatchbayValues"], path: "Plugins/mqtt/Protocol",
       swiftSettings: strict),
     // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
     .target(
-      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTMapping", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
+      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTProtocol", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
       swiftSettings: strict),
     .target(
       name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
@@ -486,14 +486,14 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "PartyLightsTests", dependencies: ["PartyLightsEffect", "PatchbayPluginKit", "PatchbayTestSupport"],
+      name: "PartyLightsTests", dependencies: ["PartyLightsProtocol", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(
-      name: "ScheduleTests", dependencies: ["ScheduleTiming", "PatchbayPluginKit", "PatchbayTestSupport"],
+      name: "ScheduleTests", dependencies: ["ScheduleProtocol", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "MQTTTests",
-      dependencies: ["MQTTMapping", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
+      dependencies: ["MQTTProtocol", "MQTTPlugin", "PatchbayPluginKit", "PatchbayHub", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "PythonPluginTests", dependencies: ["PatchbayTestSupport"], swiftSettings: strict),
     // `patchbay plugin test` on fixtures that each break one ABI rule (compiled with gcc) and on the bundled plugins.

@@ -1,5 +1,5 @@
 import Foundation
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 import Testing
 

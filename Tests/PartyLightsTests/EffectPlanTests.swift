@@ -1,4 +1,4 @@
-import PartyLightsEffect
+import PartyLightsProtocol
 import PatchbayPluginKit
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import PartyLightsEffect
+import PartyLightsProtocol
 import PatchbayTestSupport
 import Synchronization
 import Testing

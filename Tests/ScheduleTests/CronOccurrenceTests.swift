@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// When a cron expression fires, including across daylight-saving changes.

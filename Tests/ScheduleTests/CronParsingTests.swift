@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Cron expressions: what each field accepts, and errors that name the field and the problem.

@@ -1,5 +1,5 @@
 import Foundation
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// The cron search against a slow reference built on Foundation's calendar, for many random

@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Whatever text a config holds, the parsers answer with a value or an error, never a trap

@@ -1,5 +1,5 @@
 import Foundation
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Config mistakes are refused naming the key; a good config becomes triggers; state is saved

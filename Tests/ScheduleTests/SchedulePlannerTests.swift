@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Firing, missing and catching up, with the time passed in: downtime, restarts, clock jumps.

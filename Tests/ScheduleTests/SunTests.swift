@@ -1,5 +1,5 @@
 import Foundation
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Sun events by the NOAA algorithm, against published times (to within 2 minutes) and at

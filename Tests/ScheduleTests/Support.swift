@@ -1,5 +1,5 @@
 import Foundation
-import ScheduleTiming
+import ScheduleProtocol
 
 /// Instants for the tests, written as wall-clock times with their offset.
 func instant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int = 0, offset: Int64)

@@ -1,6 +1,6 @@
 import Foundation
 import PatchbayTestSupport
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// The system tz database read directly (TZif files and their POSIX footer rules), checked

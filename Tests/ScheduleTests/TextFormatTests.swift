@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Durations ("-30 min") and one-shot times ("2026-11-24T12:00:05+01:00") as written in config.

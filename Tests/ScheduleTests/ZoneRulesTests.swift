@@ -1,4 +1,4 @@
-import ScheduleTiming
+import ScheduleProtocol
 import Testing
 
 /// Wall times placed in a zone: ordinary, skipped by spring-forward, repeated by fall-back.

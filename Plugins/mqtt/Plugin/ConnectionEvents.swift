@@ -1,4 +1,4 @@
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 import Synchronization
 

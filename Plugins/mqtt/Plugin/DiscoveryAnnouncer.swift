@@ -1,5 +1,5 @@
 import Foundation
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 
 /// Publishes the Home Assistant discovery configs (retained) and removes what is no longer

@@ -1,5 +1,5 @@
 import Foundation
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 
 /// The mqtt plugin: topics of an MQTT broker as typed ports, Zigbee2MQTT lights and remotes,

@@ -1,4 +1,4 @@
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 
 /// From a received message to the output ports it feeds: the `[[topics]]` whose filter

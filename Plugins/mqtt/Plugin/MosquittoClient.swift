@@ -1,6 +1,6 @@
 import CMosquitto
 import Foundation
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import MQTTMapping
+import MQTTProtocol
 import PatchbayPluginKit
 
 /// Numbers the values of each shared port from 1 within one run (`epoch`: when the run

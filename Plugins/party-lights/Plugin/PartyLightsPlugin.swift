@@ -1,5 +1,5 @@
 import Foundation
-import PartyLightsEffect
+import PartyLightsProtocol
 import PatchbayPluginKit
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
 import PatchbayPluginKit
-import ScheduleTiming
+import ScheduleProtocol
 import Synchronization
 
 /// schedule: turns clock time, cron expressions, sun events and one-shot times into trigger
