@@ -291,10 +291,15 @@ let package = Package(
       path: "Plugins/hue/Tool", swiftSettings: strict),
     // A HomeKit bridge (HAP over IP) whose bridged accessories are hub ports: config, the accessory
     // database with stable aid/iid, the identity in the state directory, the HAP server's delegate.
+    // The bridge's state files (identity, pairings, ids), shared with its tool.
+    .target(
+      name: "HomeKitProtocol",
+      dependencies: ["HAP", "PatchbayPluginKit", .product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/homekit/Protocol", swiftSettings: strict),
     .target(
       name: "HomeKitPlugin",
       dependencies: [
-        "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
+        "HomeKitProtocol", "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -309,7 +314,7 @@ let package = Package(
     .executableTarget(
       name: "HomeKitTool",
       dependencies: [
-        "HomeKitPlugin", "HAP", "QRMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "HomeKitProtocol", "HAP", "QRMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Plugins/homekit/Tool", swiftSettings: strict),
     .target(
@@ -317,10 +322,15 @@ let package = Package(
       swiftSettings: strict, linkerSettings: pluginExports),
     // A HomeKit controller: pairs with accessories a house already has and makes their services
     // ports. The pairing store (controller.json, the cached /accessories) is shared with its tool.
+    // The pairing store and the mapping of an accessory database to ports, shared with its tool.
+    .target(
+      name: "HomeKitControllerProtocol",
+      dependencies: ["HAP", "PatchbayPluginKit", "PatchbayValues", .product(name: "Crypto", package: "swift-crypto")],
+      path: "Plugins/homekit-controller/Protocol", swiftSettings: strict),
     .target(
       name: "HomeKitControllerPlugin",
       dependencies: [
-        "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
+        "HomeKitControllerProtocol", "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -332,7 +342,7 @@ let package = Package(
     .executableTarget(
       name: "HomeKitControllerTool",
       dependencies: [
-        "HomeKitControllerPlugin", "HAP", "HAPDiscovery", .product(name: "NIOPosix", package: "swift-nio"),
+        "HomeKitControllerProtocol", "HAP", "HAPDiscovery", .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -509,13 +519,14 @@ let package = Package(
       ], exclude: ["Scripts"], swiftSettings: strict),
     // The homekit bridge plugin: config, accessory database, stable ids, identity store, values.
     .testTarget(
-      name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
+      name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HomeKitProtocol", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     // The homekit-controller plugin and its tool against HAP-python (PyPI) and patchbay's own bridge.
     .testTarget(
       name: "HomeKitControllerTests",
       dependencies: [
-        "HomeKitControllerPlugin", "HAP", "HAPDiscovery", "PatchbayPluginKit", "PatchbayValues", "PatchbayTestSupport",
+        "HomeKitControllerPlugin", "HomeKitControllerProtocol", "HAP", "HAPDiscovery", "PatchbayPluginKit",
+        "PatchbayValues", "PatchbayTestSupport",
         "ChildProcesses", .product(name: "NIOPosix", package: "swift-nio"),
       ],
       swiftSettings: strict),

@@ -1,3 +1,4 @@
+import HomeKitControllerProtocol
 import Foundation
 import HomeKitControllerPlugin
 import PatchbayTestSupport

@@ -1,3 +1,4 @@
+import HomeKitControllerProtocol
 import HomeKitControllerPlugin
 import PatchbayValues
 import Testing

@@ -1,3 +1,4 @@
+import HomeKitProtocol
 import Foundation
 import HAP
 import PatchbayPluginKit

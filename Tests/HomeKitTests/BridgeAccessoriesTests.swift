@@ -1,3 +1,4 @@
+import HomeKitProtocol
 import HAP
 import PatchbayPluginKit
 import PatchbayValues

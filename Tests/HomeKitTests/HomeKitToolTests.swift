@@ -1,3 +1,4 @@
+import HomeKitProtocol
 import ChildProcesses
 import Foundation
 import HAP

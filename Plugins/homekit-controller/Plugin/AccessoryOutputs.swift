@@ -1,3 +1,4 @@
+import HomeKitControllerProtocol
 import HAP
 import PatchbayPluginKit
 import Synchronization

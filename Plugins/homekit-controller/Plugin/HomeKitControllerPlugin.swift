@@ -1,3 +1,4 @@
+import HomeKitControllerProtocol
 import Dispatch
 import Foundation
 import HAP

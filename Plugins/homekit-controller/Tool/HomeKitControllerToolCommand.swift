@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HAP
 import HAPDiscovery
-import HomeKitControllerPlugin
+import HomeKitControllerProtocol
 import Logging
 import NIOPosix
 import PatchbayValues

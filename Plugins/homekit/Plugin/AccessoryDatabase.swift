@@ -1,3 +1,4 @@
+import HomeKitProtocol
 import Crypto
 import HAP
 import PatchbayValues

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HAP
-import HomeKitPlugin
+import HomeKitProtocol
 import PatchbayValues
 
 /// `patchbay-homekit` (run as `patchbay homekit`, which finds the hub's state directory in the

@@ -53,7 +53,7 @@ package struct ServicePorts: Sendable, Equatable {
 /// the same way every time for the same database (so names stay across restarts).
 package enum ServiceLayout {
   /// HAP characteristic types (short) each kind uses.
-  static let characteristicTypes: [ServicePorts.Kind: [String]] = [
+  package static let characteristicTypes: [ServicePorts.Kind: [String]] = [
     .light: [HAPType.on, HAPType.brightness, HAPType.hue, HAPType.saturation, HAPType.colorTemperature],
     .outlet: [HAPType.on], .switch: [HAPType.on], .contact: ["6A"], .motion: ["22"], .temperature: ["11"],
     .humidity: ["10"], .button: ["73"], .battery: ["68"],
@@ -92,7 +92,7 @@ package enum ServiceLayout {
 
   /// One service of the database as the plugin uses it; nil for one it has nothing to make of
   /// (the information and protocol services, or nothing readable).
-  static func mapped(
+  package static func mapped(
     _ service: JSONValue
   ) -> (kind: ServicePorts.Kind, kindName: String, characteristics: [String: Int], readings: [ServicePorts.Reading])? {
     guard let type = shortType(service["type"]), !HAPNames.ignoredServices.contains(type) else { return nil }
@@ -130,12 +130,12 @@ package enum ServiceLayout {
 
   /// A type as a name part: `6D` → `6d`; a vendor's own UUID by its first group
   /// (`E863F10D-079E-…` → `e863f10d`).
-  static func tag(_ type: String) -> String {
+  package static func tag(_ type: String) -> String {
     String(type.prefix { $0 != "-" }).lowercased()
   }
 
   /// The hub type of a HAP format (nil: tlv8 and data, which no port shows).
-  static func valueType(_ format: String) -> ValueType? {
+  package static func valueType(_ format: String) -> ValueType? {
     switch format {
     case "bool": .bool
     case "uint8", "uint16", "uint32", "uint64", "int": .integer
@@ -146,7 +146,7 @@ package enum ServiceLayout {
   }
 
   /// `CurrentPosition` → `Current Position`, so the slug keeps its words apart.
-  static func words(_ text: String) -> String {
+  package static func words(_ text: String) -> String {
     var result = ""
     var previous: Character?
     for character in text {
@@ -158,7 +158,7 @@ package enum ServiceLayout {
   }
 
   /// The Name in an accessory's Accessory Information service.
-  static func name(of accessory: JSONValue) -> String? {
+  package static func name(of accessory: JSONValue) -> String? {
     (accessory["services"]?.arrayValue ?? []).first { shortType($0["type"]) == "3E" }
       .flatMap { information in
         information["characteristics"]?.arrayValue?.first { shortType($0["type"]) == "23" }?["value"]?.stringValue
@@ -171,7 +171,7 @@ package enum ServiceLayout {
   }
 
   /// `Desk Lamp 2` → `desk_lamp_2`; nil when nothing of it is left.
-  static func slug(_ text: String) -> String? {
+  package static func slug(_ text: String) -> String? {
     var slug = ""
     for scalar in text.lowercased().unicodeScalars {
       if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
@@ -186,7 +186,7 @@ package enum ServiceLayout {
 
   /// A HAP type, long (`00000025-0000-1000-8000-0026BB765291`) or short (`25`), as short
   /// upper-case hex without leading zeros.
-  static func shortType(_ value: JSONValue?) -> String? {
+  package static func shortType(_ value: JSONValue?) -> String? {
     guard var text = value?.stringValue?.uppercased() else { return nil }
     if text.hasSuffix("-0000-1000-8000-0026BB765291") { text = String(text.prefix(8)) }
     let trimmed = text.drop { $0 == "0" }
@@ -195,10 +195,10 @@ package enum ServiceLayout {
 }
 
 /// The HAP characteristic types a light uses (short form).
-enum HAPType {
-  static let on = "25"
-  static let brightness = "8"
-  static let hue = "13"
-  static let saturation = "2F"
-  static let colorTemperature = "CE"
+package enum HAPType {
+  package static let on = "25"
+  package static let brightness = "8"
+  package static let hue = "13"
+  package static let saturation = "2F"
+  package static let colorTemperature = "CE"
 }

@@ -1,14 +1,14 @@
 /// Port names for HAP services and characteristics the plugin has no kind of its own for
 /// (short upper-case types, from Apple's HomeKit Accessory Protocol specification). A type not
 /// listed is named from its `description`, else as `c_TYPE`.
-enum HAPNames {
+package enum HAPNames {
   /// Name: the accessory's (and a service's) name, never a port of its own.
-  static let name = "23"
+  package static let name = "23"
 
   /// Accessory Information, Protocol Information, Pairing: nothing to route.
-  static let ignoredServices: Set<String> = ["3E", "A2", "55"]
+  package static let ignoredServices: Set<String> = ["3E", "A2", "55"]
 
-  static let services: [String: String] = [
+  package static let services: [String: String] = [
     "8C": "window_covering", "45": "lock", "4A": "thermostat", "40": "fan", "B7": "fan", "41": "garage_door",
     "7E": "security_system", "8D": "air_quality", "7F": "carbon_monoxide", "97": "carbon_dioxide",
     "84": "light_sensor", "86": "occupancy", "87": "smoke", "83": "leak", "8B": "window", "81": "door",
@@ -16,7 +16,7 @@ enum HAPNames {
     "121": "doorbell",
   ]
 
-  static let characteristics: [String: String] = [
+  package static let characteristics: [String: String] = [
     "6D": "current_position", "7C": "target_position", "72": "position_state", "24": "obstruction_detected",
     "1D": "lock_current_state", "1E": "lock_target_state", "11": "current_temperature",
     "35": "target_temperature", "F": "current_heating_cooling_state", "33": "target_heating_cooling_state",

@@ -52,7 +52,7 @@ package struct BridgeIdentityStore: Sendable {
   package var identityPath: String { directory + "/" + Self.identityFile }
   package var pairingsPath: String { directory + "/" + Self.pairingsFile }
   package var identifiersPath: String { directory + "/" + Self.identifiersFile }
-  var valuesPath: String { directory + "/" + Self.valuesFile }
+  package var valuesPath: String { directory + "/" + Self.valuesFile }
 
   // MARK: Identity
 
@@ -110,7 +110,7 @@ package struct BridgeIdentityStore: Sendable {
   // MARK: Written values
 
   /// What controllers last wrote ("aid.iid" -> value); a damaged file only loses those values.
-  func loadWrittenValues() -> [HAPCharacteristicID: JSONValue] {
+  package func loadWrittenValues() -> [HAPCharacteristicID: JSONValue] {
     guard let stored = try? read([String: JSONValue].self, from: valuesPath) else { return [:] }
     var values: [HAPCharacteristicID: JSONValue] = [:]
     for (key, value) in stored {
@@ -120,17 +120,17 @@ package struct BridgeIdentityStore: Sendable {
     return values
   }
 
-  func saveWrittenValues(_ values: [HAPCharacteristicID: JSONValue]) throws {
+  package func saveWrittenValues(_ values: [HAPCharacteristicID: JSONValue]) throws {
     try write(
       Dictionary(uniqueKeysWithValues: values.map { ("\($0.key.aid).\($0.key.iid)", $0.value) }), to: valuesPath)
   }
 
   // MARK: Ids
 
-  func loadIdentifiers() throws -> AccessoryIdentifiers {
+  package func loadIdentifiers() throws -> AccessoryIdentifiers {
     try read(AccessoryIdentifiers.self, from: identifiersPath) ?? AccessoryIdentifiers()
   }
-  func save(_ identifiers: AccessoryIdentifiers) throws { try write(identifiers, to: identifiersPath) }
+  package func save(_ identifiers: AccessoryIdentifiers) throws { try write(identifiers, to: identifiersPath) }
 
   // MARK: Files
 

@@ -75,7 +75,7 @@ package enum ServiceValues {
   }
 
   /// HAP booleans come as true/false or 1/0.
-  static func flag(_ raw: JSONValue) -> Bool? {
+  package static func flag(_ raw: JSONValue) -> Bool? {
     if case .bool(let flag) = raw { return flag }
     return raw.integerValue.map { $0 != 0 }
   }
