@@ -379,7 +379,8 @@ let package = Package(
       swiftSettings: strict),
     // The plugin glue: the libmosquitto connection on its own thread, subscriptions to ports, ports to publishes.
     .target(
-      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTProtocol", "PatchbayPluginKit"], path: "Plugins/mqtt/Plugin",
+      name: "MQTTPlugin", dependencies: ["CMosquitto", "MQTTProtocol", "PatchbayPluginKit"],
+      path: "Plugins/mqtt/Plugin",
       swiftSettings: strict),
     .target(
       name: "MQTTPluginEntry", dependencies: ["MQTTPlugin"], path: "Plugins/mqtt/Entry", swiftSettings: strict,
@@ -465,7 +466,8 @@ let package = Package(
     .testTarget(
       name: "PatchbayPluginKitTests", dependencies: ["PatchbayPluginKit", "CPatchbayPlugin"], swiftSettings: strict),
     .testTarget(
-      name: "PatchbayHubTests", dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire"],
+      name: "PatchbayHubTests",
+      dependencies: ["PatchbayHub", "PatchbayCore", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["PatchbayHub", "PatchbayValues", "PatchbayWire", "PatchbayTestSupport"],
@@ -519,7 +521,8 @@ let package = Package(
       ], exclude: ["Scripts"], swiftSettings: strict),
     // The homekit bridge plugin: config, accessory database, stable ids, identity store, values.
     .testTarget(
-      name: "HomeKitTests", dependencies: ["HomeKitPlugin", "HomeKitProtocol", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
+      name: "HomeKitTests",
+      dependencies: ["HomeKitPlugin", "HomeKitProtocol", "HAP", "PatchbayPluginKit", "PatchbayTestSupport"],
       swiftSettings: strict),
     // The homekit-controller plugin and its tool against HAP-python (PyPI) and patchbay's own bridge.
     .testTarget(
@@ -537,7 +540,9 @@ let package = Package(
     .testTarget(
       name: "RecorderTests", dependencies: ["PatchbayRecorder", "PatchbayValues", "PatchbayTestSupport"],
       swiftSettings: strict),
-    .testTarget(name: "WebTests", dependencies: ["PatchbayTestSupport", "PatchbayValues"], exclude: ["Scripts"], swiftSettings: strict),
+    .testTarget(
+      name: "WebTests", dependencies: ["PatchbayTestSupport", "PatchbayValues"], exclude: ["Scripts"],
+      swiftSettings: strict),
   ]
 )
 

@@ -1,23 +1,13 @@
 import Foundation
+import PatchbayTestSupport
 import ScheduleProtocol
 import Testing
 
 /// The cron search against a slow reference built on Foundation's calendar, for many random
 /// expressions; and invariants over a whole year of Europe/Berlin with both clock changes.
 struct CronPropertyTests {
-  /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
 
-  func randomField(_ range: ClosedRange<Int>, _ generator: inout SplitMix) -> String {
+  func randomField(_ range: ClosedRange<Int>, _ generator: inout SplitMix64) -> String {
     switch Int.random(in: 0..<6, using: &generator) {
     case 0: return "*"
     case 1: return String(Int.random(in: range, using: &generator))
@@ -62,7 +52,7 @@ struct CronPropertyTests {
   }
 
   @Test func matchesAReferenceSearchForRandomExpressions() throws {
-    var generator = SplitMix(state: 20_261_124)
+    var generator = SplitMix64(seed: 20_261_124)
     let utc = zone("UTC")
     var checked = 0
     while checked < 300 {

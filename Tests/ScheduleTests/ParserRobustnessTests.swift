@@ -1,19 +1,10 @@
+import PatchbayTestSupport
 import ScheduleProtocol
 import Testing
 
 /// Whatever text a config holds, the parsers answer with a value or an error, never a trap
 /// (the plugin runs them in `create`, so a trap would take `patchbay check` down with it).
 struct ParserRobustnessTests {
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
 
   static let pieces = [
     "*", "/", "-", ",", " ", "0", "1", "7", "9", "59", "60", "99999999999999999999", "-5", "mon", "FRI", "jan", "x",
@@ -21,7 +12,7 @@ struct ParserRobustnessTests {
   ]
 
   @Test func randomTextNeverTraps() {
-    var generator = SplitMix(state: 42)
+    var generator = SplitMix64(seed: 42)
     var accepted = 0
     for _ in 0..<20_000 {
       let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
