@@ -354,6 +354,23 @@ final class HubEndToEndTests {
       "\(hub.log)")
   }
 
+  /// Issue 45.10: Homebridge restarts under a running plugin (the simulator's `restart`): the
+  /// plugin reconnects and refills the blank values (KnownValuesTests cover a HomeKit write
+  /// made after the restart, which is taken instead of being refilled over).
+  @Test func aHomebridgeRestartUnderARunningPluginIsRefilled() throws {
+    let simulator = try startSimulator(arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    try startHub(port: simulator.port)
+    try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
+    #expect(try patchbay("send", "homekit.desk.light", #"{"on":true,"brightness":42}"#).status == 0)
+    try simulator.waitForLine(containing: "setValue desk.On = true")
+    #expect(try simulator.control("restart") == "ok")
+    try eventually("the refill; simulator:\n\(simulator.output)\nhub:\n\(hub.log)", within: 60) {
+      try simulator.control("table").contains("desk (Lightbulb): On=true Brightness=42")
+    }
+    #expect(hub.log.contains("re-sent 2 values Homebridge did not have"), "\(hub.log)")
+  }
+
   @Test func connectedPortFollowsTheWebsocket() throws {
     var simulator = try startSimulator()
     try startHub(
