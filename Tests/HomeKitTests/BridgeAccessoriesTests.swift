@@ -155,6 +155,39 @@ struct BridgeAccessoriesTests {
     #expect(read[0].fields["unit"] == .string("celsius"))
   }
 
+  /// Issue 45.6: a color converted back from a light group (Saturation 90.1575) is served on
+  /// each characteristic's declared step and within its range, in GET answers and EVENTs alike:
+  /// read as a controller reads it, with the metadata that declares the step.
+  @Test func numbersAreServedOnTheirDeclaredStep() async throws {
+    let hue = id("13", 0)
+    let saturation = id("2F", 0)
+    let brightness = id("8", 0)
+    let temperature = id("11", 4)
+    let colorChanges = bridge.receive(
+      .color(HSBColor(hue: 200.4, saturation: 90.1575, brightness: 63.6)), onInput: "lamp.color")
+    #expect(colorChanges.map(\.1) == [.number(200), .number(90), .integer(64)])
+    let lightChanges = bridge.receive(
+      .light(LightCommand(color: HSBColor(hue: 359.8, saturation: 33.3333, brightness: 64))), onInput: "lamp.light")
+    #expect(lightChanges.map(\.1) == [.number(360), .number(33)])
+    #expect(bridge.receive(.number(21.53), onInput: "hall.current_temperature").map(\.1) == [.number(21.5)])
+    #expect(bridge.receive(.number(99.96), onInput: "hall.current_temperature").map(\.1) == [.number(100)])
+
+    let events = recorder.all.flatMap(\.0)
+    let read = await bridge.readCharacteristics([hue, saturation, brightness, temperature], fields: [.meta])
+    for result in read {
+      let value = try #require(result.value?.doubleValue, "\(result.id)")
+      let minimum = try #require(result.fields["minValue"]?.doubleValue)
+      let maximum = try #require(result.fields["maxValue"]?.doubleValue)
+      let step = try #require(result.fields["minStep"]?.doubleValue)
+      let steps = (value - minimum) / step
+      #expect(abs(steps - steps.rounded()) < 1e-9, "\(result.id): \(value) is not on minStep \(step)")
+      #expect(minimum <= value && value <= maximum, "\(result.id): \(value)")
+      // The last EVENT of the characteristic carried the same value.
+      #expect(events.last { $0.0 == result.id }?.1 == result.value, "\(result.id)")
+    }
+    #expect(read.map(\.value) == [.number(360), .number(33), .integer(64), .number(100)])
+  }
+
   @Test func buttonPressesAreEventsEveryTimeAndReadNull() async {
     for action in [ButtonAction.click, .doubleClick, .hold, .click, .down] {
       bridge.receive(.button(ButtonEvent(action: action)), onInput: "button.button")

@@ -233,6 +233,8 @@ final class HubEndToEndTests {
   /// and a takeover by another client (HomeKit writes in between) each leave the lamp as the
   /// user last set it: the hub's retained value follows HomeKit's writes (the `.set` output
   /// mirrors the input) and the plugin reads the server's values back on connect.
+  /// Issue 45.9: a HomeKit write made while the plugin is down (crashed) is taken, not
+  /// reversed by the hub's older value, and a value Homebridge has is not sent again.
   @Test func restartCrashAndTakeoverLeaveTheLampAsTheUserLastSetIt() throws {
     let simulator = try startSimulator(arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
@@ -241,6 +243,8 @@ final class HubEndToEndTests {
       accessories: """
         probe_interval = 1
         reclaim_delay = 2
+        backoff_initial_ms = 8000
+        backoff_max_ms = 8000
         [[instances.homekit.accessories]]
         name = "lamp"
         service = "Switch"
@@ -255,47 +259,116 @@ final class HubEndToEndTests {
       try simulator.control("homekit-set lamp On true")
       return hub.log.contains("HomeKit wrote lamp.On = true")
     }
-    /// After `mark` lines of simulator output: the first value the plugin set on the lamp.
-    func lampSetAfter(_ mark: Int, _ what: String) throws -> String {
-      var line: String?
-      try eventually("\(what): a setValue of lamp.On; simulator:\n\(simulator.output)\nhub:\n\(hub.log)", within: 90) {
-        line = simulator.process.lines.dropFirst(mark).first { $0.contains("setValue lamp.On = ") }
-        return line != nil
+    /// Waits until the plugin, connected again after `mark` lines of simulator output, has read
+    /// the server's values and whatever it sent for them went out; returns its setValues of lamp.On.
+    func lampSetsAfterReconnect(_ mark: Int, _ what: String) throws -> [String] {
+      let reads = hub.log.components(separatedBy: "read Homebridge's values").count
+      try eventually(
+        "\(what): the plugin to connect and read the values; simulator:\n\(simulator.output)\nhub:\n\(hub.log)",
+        within: 90
+      ) {
+        simulator.process.lines.dropFirst(mark).contains { $0.hasSuffix("get all") }
+          && hub.log.components(separatedBy: "read Homebridge's values").count > reads
       }
-      return line ?? ""
+      // A frame sent after the answer is handled before this `table`: the connection keeps order.
+      _ = try simulator.control("table")
+      return simulator.process.lines.dropFirst(mark).filter { $0.contains("setValue lamp.On = ") }
     }
 
     var mark = simulator.process.lines.count
     #expect(try patchbay("restart", "homekit").status == 0)
-    #expect(try lampSetAfter(mark, "restart").hasSuffix("setValue lamp.On = true"))
+    #expect(try lampSetsAfterReconnect(mark, "restart") == [], "Homebridge had the lamp on already")
+    #expect(try simulator.control("table").contains("lamp (Switch): On=true"))
 
+    // A crash; HomeKit turns the lamp off before the plugin is back (its restart waits 8 s).
     mark = simulator.process.lines.count
     let pid = try #require(try hub.pid(of: "homekit"))
     kill(pid, SIGKILL)
-    #expect(try lampSetAfter(mark, "crash").hasSuffix("setValue lamp.On = true"))
+    try eventually("the plugin's socket to close; simulator:\n\(simulator.output)", within: 30) {
+      simulator.process.lines.dropFirst(mark).contains { $0.contains("disconnected") }
+    }
+    try simulator.control("homekit-set lamp On false")
+    // The write happened while the plugin was down: it went into the closed socket.
+    try simulator.waitForLine(containing: "homekit set lamp.On = false: sent to client 2, which has disconnected; lost")
+    let wroteOff = hub.log.components(separatedBy: "HomeKit wrote lamp.On = false").count
+    #expect(try lampSetsAfterReconnect(mark, "crash") == [], "HomeKit's off was reversed")
+    #expect(try simulator.control("table").contains("lamp (Switch): On=false"))
+    try eventually("HomeKit's off to be taken as its write; hub:\n\(hub.log)", within: 30) {
+      hub.log.components(separatedBy: "HomeKit wrote lamp.On = false").count > wroteOff
+    }
 
-    // Another client takes the traffic: HomeKit turns the lamp off, the write goes to it.
+    // Another client takes the traffic: HomeKit turns the lamp on, the write goes to it.
     try eventually("the plugin to run again and take the traffic", within: 60, pollEvery: 0.5) {
       try hub.instanceStatus("homekit")?["peer"] as? String == "connected"
     }
     let other = try TestWebSocketClient(port: simulator.port)
     defer { other.close() }
     try simulator.waitForLine(containing: "no longer receives traffic")
-    try simulator.control("homekit-set lamp On false")
+    try simulator.control("homekit-set lamp On true")
     try eventually("PEER to say taken over", within: 60, pollEvery: 0.2) {
       try hub.instanceStatus("homekit")?["peer"] as? String == "taken over"
     }
     mark = simulator.process.lines.count
+    let wroteOn = hub.log.components(separatedBy: "HomeKit wrote lamp.On = true").count
     try eventually("the plugin to take the traffic back and learn HomeKit's write; hub:\n\(hub.log)", within: 90) {
-      hub.log.contains("HomeKit wrote lamp.On = false")
+      hub.log.components(separatedBy: "HomeKit wrote lamp.On = true").count > wroteOn
     }
-    #expect(simulator.process.lines.dropFirst(mark).filter { $0.contains("setValue lamp.On = true") }.isEmpty)
-    // And a restart after that keeps it off.
+    #expect(simulator.process.lines.dropFirst(mark).filter { $0.contains("setValue lamp.On = false") }.isEmpty)
+    // And a restart after that keeps it on, without sending it again.
     mark = simulator.process.lines.count
     #expect(try patchbay("restart", "homekit").status == 0)
-    #expect(try lampSetAfter(mark, "restart after takeover").hasSuffix("setValue lamp.On = false"))
+    #expect(try lampSetsAfterReconnect(mark, "restart after takeover") == [])
     let table = try simulator.control("table")
-    #expect(table.contains("lamp (Switch): On=false"), "\(table)")
+    #expect(table.contains("lamp (Switch): On=true"), "\(table)")
+    #expect(!hub.log.contains("re-sent"), "nothing was re-sent: Homebridge never lost a value\n\(hub.log)")
+  }
+
+  /// Issue 45.10: the hub stops; Homebridge restarts meanwhile (a reboot: its accessories come
+  /// back from its cache with blank values, HomeKit shows them off); the hub starts the plugin
+  /// afresh, without any value. The plugin refills Homebridge with what it knew.
+  @Test func aHubStartAfterHomebridgeRestartedRefillsItsValues() throws {
+    var simulator = try startSimulator(arguments: ["--cache", cachePath])
+    try startHub(port: simulator.port)
+    try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
+    #expect(try patchbay("send", "homekit.desk.on", "true").status == 0)
+    #expect(try patchbay("send", "homekit.desk.brightness", "42").status == 0)
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 42")
+    try hub.stop()
+    try simulator.stop()
+
+    simulator = try startSimulator(port: simulator.port, name: "simulator2", arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    #expect(try simulator.control("table").contains("desk (Lightbulb): On=blank Brightness=blank"))
+    try hub.start()
+    try simulator.waitForLine(containing: "setValue desk.On = true")
+    try simulator.waitForLine(containing: "setValue desk.Brightness = 42")
+    #expect(try simulator.control("table").contains("desk (Lightbulb): On=true Brightness=42"))
+    try eventually("the refill logged; hub:\n\(hub.log)", within: 30) {
+      hub.log.contains("re-sent 2 values Homebridge did not have")
+    }
+    // Issue 45.11: the plugin asks for ABI 1.2, whose mirroring this depends on.
+    #expect(
+      hub.log.split(separator: "\n").contains {
+        $0.contains("plugin homebridge-websocket ") && $0.contains("(ABI 1.2)")
+      },
+      "\(hub.log)")
+  }
+
+  /// Issue 45.10: Homebridge restarts under a running plugin (the simulator's `restart`): the
+  /// plugin reconnects and refills the blank values (KnownValuesTests cover a HomeKit write
+  /// made after the restart, which is taken instead of being refilled over).
+  @Test func aHomebridgeRestartUnderARunningPluginIsRefilled() throws {
+    let simulator = try startSimulator(arguments: ["--cache", cachePath])
+    defer { try? simulator.stop() }
+    try startHub(port: simulator.port)
+    try simulator.waitForLine(containing: "add desk (Lightbulb): accessory 'desk' is added.")
+    #expect(try patchbay("send", "homekit.desk.light", #"{"on":true,"brightness":42}"#).status == 0)
+    try simulator.waitForLine(containing: "setValue desk.On = true")
+    #expect(try simulator.control("restart") == "ok")
+    try eventually("the refill; simulator:\n\(simulator.output)\nhub:\n\(hub.log)", within: 60) {
+      try simulator.control("table").contains("desk (Lightbulb): On=true Brightness=42")
+    }
+    #expect(hub.log.contains("re-sent 2 values Homebridge did not have"), "\(hub.log)")
   }
 
   @Test func connectedPortFollowsTheWebsocket() throws {

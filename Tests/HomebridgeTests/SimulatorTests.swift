@@ -154,6 +154,26 @@ final class SimulatorTests {
     defer { try? restarted.stop() }
     #expect(try restarted.control("table").contains("kept (Switch): On=blank"))
   }
+
+  /// Issue 45.10: `restart` is Homebridge restarting under a running client (a reboot): the
+  /// socket closes, the cached accessories stay, every value is blank in `get`.
+  @Test func theRestartCommandDropsClientsAndBlanksValues() throws {
+    let client = try TestWebSocketClient(port: simulator.port)
+    defer { client.close() }
+    client.send(#"{"topic":"add","payload":{"name":"kept","service":"Switch"}}"#)
+    client.send(#"{"topic":"setValue","payload":{"name":"kept","characteristic":"On","value":true}}"#)
+    try simulator.waitForLine(containing: "setValue kept.On = true")
+    #expect(try simulator.control("restart") == "ok")
+    try simulator.waitForLine(containing: "Homebridge restarted: 1 cached accessories, every value blank")
+    try eventually("the client's socket to close") { !client.isOpen }
+    #expect(try simulator.control("table").contains("kept (Switch): On=blank"))
+    let again = try TestWebSocketClient(port: simulator.port)
+    defer { again.close() }
+    again.send(#"{"topic":"get","payload":{"name":"all"}}"#)
+    try again.waitForFrame(containing: #""kept":{"characteristics":{"On":"blank"}"#)
+    again.send(#"{"topic":"add","payload":{"name":"kept","service":"Switch"}}"#)
+    try again.waitForFrame(containing: "name 'kept' is already used.")
+  }
 }
 
 /// Behaviour of the real homebridge-websocket 0.2.2 found in the field, which the simulator

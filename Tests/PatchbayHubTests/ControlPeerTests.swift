@@ -2,6 +2,10 @@ import Testing
 
 @testable import PatchbayHub
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Who is on the other end of a control connection: any doubt about the lineage refuses.
 @Suite struct ControlPeerTests {
   @Test func aCommandNameThatIsNotUTF8StillGivesTheParent() {
@@ -45,5 +49,26 @@ import Testing
 
   @Test func aCycleOrEndlessChainIsRefused() {
     #expect(ControlPeer.lineage(of: 30, hub: 10) { $0 == 30 ? 31 : 30 } == .vanished(30))
+  }
+
+  /// Issue 45.11: a peer gone before it could be checked is only worth a warning when it had
+  /// sent a request; a second hub's probe connects and closes without writing.
+  @Test func onlyAPeerThatWroteCountsAsHavingSentARequest() throws {
+    var ends: [Int32] = [0, 0]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+    defer { close(ends[0]) }
+    #expect(!ControlServer.hasSentData(ends[0]))  // connected, nothing written: never blocks
+    let request = Array(#"{"command":"status"}"#.utf8) + [0x0A]
+    #expect(write(ends[1], request, request.count) == request.count)
+    #expect(ControlServer.hasSentData(ends[0]))
+    #expect(ControlServer.hasSentData(ends[0]))  // peeked, not consumed
+    close(ends[1])
+    #expect(ControlServer.hasSentData(ends[0]))  // written, then gone: still sent
+
+    var probe: [Int32] = [0, 0]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &probe) == 0)
+    defer { close(probe[0]) }
+    close(probe[1])
+    #expect(!ControlServer.hasSentData(probe[0]))  // closed without writing: end of file
   }
 }

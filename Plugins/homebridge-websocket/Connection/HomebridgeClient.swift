@@ -64,6 +64,8 @@ public final class HomebridgeClient: Sendable {
   private let timing: Timing
   /// Where `session.added` is kept across restarts; nil keeps it in memory only.
   private let stateFile: String?
+  /// Where `session.known` is kept across restarts; nil keeps it in memory only.
+  private let knownValuesFile: String?
 
   /// Everything that changes, owned by `loop`: only code running there reaches it.
   private let state: NIOLoopBoundBox<State>
@@ -85,22 +87,30 @@ public final class HomebridgeClient: Sendable {
     var attempts = 0
     /// Why the current attempt ends, when known before its socket closes (a failed upgrade, a reclaim).
     var endReason: String?
+    /// `session.known` changed and a save is scheduled (one per moment, not one per value).
+    var knownSave: Scheduled<Void>?
   }
 
   static let maxFrameSize = 1 << 20
   public static let stateFileName = "added-accessories.json"
+  public static let knownValuesFileName = "known-values.json"
+  /// How long a change of `session.known` may wait to be saved: a slider's stream of values
+  /// costs one write, and a crash loses at most this much (the hub then replays its value).
+  static let knownSaveDelay = TimeAmount.milliseconds(300)
 
   public init(
     endpoint: WebSocketEndpoint, accessories: [AccessoryDefinition], stateFile: String? = nil,
-    timing: Timing = Timing(), log: @escaping LogHandler, onHomeKitWrite: @escaping WriteHandler,
+    knownValuesFile: String? = nil, timing: Timing = Timing(), log: @escaping LogHandler,
+    onHomeKitWrite: @escaping WriteHandler,
     onConnectionChange: @escaping ConnectionHandler = { _ in }
   ) {
     self.endpoint = endpoint
     group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     loop = group.next()
     self.stateFile = stateFile
+    self.knownValuesFile = knownValuesFile
     self.timing = timing
-    var warning: String?
+    var warnings: [String] = []
     var added = AddedAccessories()
     if let stateFile { AtomicFile.removeLeftovers(of: stateFile) }
     if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
@@ -109,18 +119,32 @@ public final class HomebridgeClient: Sendable {
       {
         added = record
       } else {
-        warning = "\(stateFile) is unreadable; accessories added earlier and no longer configured stay in Homebridge"
+        warnings.append(
+          "\(stateFile) is unreadable; accessories added earlier and no longer configured stay in Homebridge")
+      }
+    }
+    var known = KnownValues()
+    if let knownValuesFile { AtomicFile.removeLeftovers(of: knownValuesFile) }
+    if let knownValuesFile, FileManager.default.fileExists(atPath: knownValuesFile) {
+      if let text = try? String(contentsOfFile: knownValuesFile, encoding: .utf8),
+        let record = KnownValues(jsonText: text)
+      {
+        known = record
+      } else {
+        warnings.append(
+          "\(knownValuesFile) is unreadable; starting without the values Homebridge had (HomeKit's writes made "
+            + "while the plugin was away may be undone, and a restarted Homebridge is not refilled)")
       }
     }
     state = NIOLoopBoundBox.makeBoxSendingValue(
       State(
-        session: ClientSession(accessories: accessories, added: added), backoff: timing.backoff,
+        session: ClientSession(accessories: accessories, added: added, known: known), backoff: timing.backoff,
         outageLog: ReconnectLogPolicy(endpoint: endpoint.description, summaryInterval: timing.outageSummaryInterval)),
       eventLoop: loop)
     self.log = log
     self.onHomeKitWrite = onHomeKitWrite
     self.onConnectionChange = onConnectionChange
-    if let warning { log(.warning, warning) }
+    for warning in warnings { log(.warning, warning) }
   }
 
   /// Starts connecting; returns at once. Connection failures are logged and retried.
@@ -140,6 +164,10 @@ public final class HomebridgeClient: Sendable {
       self.state.value.reconnect?.cancel()
       self.state.value.keepalive?.cancel()
       self.state.value.trafficCheck?.cancel()
+      if let save = self.state.value.knownSave {
+        save.cancel()
+        self.saveKnown()
+      }
       guard let channel = self.state.value.channel else { return self.loop.makeSucceededVoidFuture() }
       self.state.value.channel = nil
       self.state.value.session.closed()
@@ -370,6 +398,9 @@ public final class HomebridgeClient: Sendable {
   private func perform(_ output: ClientSession.Output) {
     for entry in output.logs { log(entry.level, entry.message) }
     if output.addedChanged { saveAdded() }
+    if output.knownChanged, knownValuesFile != nil, state.value.knownSave == nil {
+      state.value.knownSave = loop.scheduleTask(in: Self.knownSaveDelay) { self.saveKnown() }
+    }
     if let channel = state.value.channel, !output.send.isEmpty {
       for message in output.send {
         let text = message.text
@@ -385,6 +416,16 @@ public final class HomebridgeClient: Sendable {
         values[key.characteristic] = value
       }
       onHomeKitWrite(write, values)
+    }
+  }
+
+  private func saveKnown() {
+    state.value.knownSave = nil
+    guard let knownValuesFile else { return }
+    do {
+      try AtomicFile.write(state.value.session.known.jsonText, to: knownValuesFile)
+    } catch {
+      log(.warning, "cannot save \(knownValuesFile): \(error)")
     }
   }
 

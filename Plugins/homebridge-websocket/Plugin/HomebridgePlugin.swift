@@ -37,7 +37,8 @@ final class HomebridgePlugin: PatchbayPlugin {
     let byName = Dictionary(uniqueKeysWithValues: accessories.map { ($0.definition.name, $0) })
     client = HomebridgeClient(
       endpoint: endpoint, accessories: definitions,
-      stateFile: context.stateDirectory + "/" + HomebridgeClient.stateFileName, timing: timing,
+      stateFile: context.stateDirectory + "/" + HomebridgeClient.stateFileName,
+      knownValuesFile: context.stateDirectory + "/" + HomebridgeClient.knownValuesFileName, timing: timing,
       log: { [context] level, message in
         switch level {
         case .debug: context.log(.debug, message)
@@ -80,8 +81,12 @@ final class HomebridgePlugin: PatchbayPlugin {
 
 /// The descriptor, exported as `patchbay_plugin_describe` by the library target (kept apart so
 /// tests can link this module without a second copy of the entry symbol).
+///
+/// ABI minor 2: the `NAME.C.set` outputs mirror their inputs (and `peer` is the PEER column).
+/// A hub older than 1.2 ignores the mirroring, and would hand a restarted instance the hub's
+/// older value over what HomeKit wrote: it must refuse the plugin instead of running it so.
 public func describeHomebridgePlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: HomebridgePlugin.self, name: "homebridge-websocket", version: PatchbayVersion.current,
-    description: "HomeKit accessories through Homebridge's homebridge-websocket plugin")
+    description: "HomeKit accessories through Homebridge's homebridge-websocket plugin", minimumABIMinor: 2)
 }

@@ -37,6 +37,8 @@ public struct ClientSession: Sendable {
     public var logs: [Log] = []
     /// `added` changed: the driver saves it.
     public var addedChanged = false
+    /// `known` changed: the driver saves it (it may wait a moment and save several at once).
+    public var knownChanged = false
 
     public struct Log: Sendable, Hashable {
       public var level: LogLevel
@@ -59,16 +61,42 @@ public struct ClientSession: Sendable {
   private var replacedThisConnection: Set<String> = []
   /// The `get all` sent on connect has not been answered yet (see `opened`).
   public private(set) var reconciling = false
-  /// Values the hub set while the websocket was closed: the server has not seen them.
-  private var unsent: Set<Key> = []
+  /// What the server held, per characteristic, when this client last saw it: what it sent
+  /// there, or read or was told back. A value differing from it in `values` is one the hub
+  /// changed while the server was out of reach; a server value differing from it is HomeKit's.
+  private var serverHad: [Key: JSONValue] = [:]
   /// Values the hub set while `reconciling`: sent after the `get all`, so newer than its answer.
   private var sentWhileReconciling: Set<Key> = []
+  /// Accessories the server answered "is added." on this connection: it has just made them,
+  /// so whatever it shows for them is a default, not something HomeKit wrote.
+  private var createdThisConnection: Set<String> = []
 
-  public init(accessories: [AccessoryDefinition], added: AddedAccessories = AddedAccessories()) {
+  /// `known` is what an earlier run of the plugin knew (its state file): a restarted plugin,
+  /// or one the hub started afresh without any values, still tells HomeKit's writes made
+  /// while it was away from its own, and refills a Homebridge that restarted.
+  public init(
+    accessories: [AccessoryDefinition], added: AddedAccessories = AddedAccessories(), known: KnownValues = KnownValues()
+  ) {
     self.accessories = accessories
     byName = Dictionary(accessories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     self.added = added
+    // Only what the config still has, conformed to its characteristic as any value here is.
+    func kept(_ values: [Key: JSONValue]) -> [Key: JSONValue] {
+      var result: [Key: JSONValue] = [:]
+      for (key, value) in values {
+        guard let spec = byName[key.accessory]?.characteristic(named: key.characteristic), !spec.isEvent,
+          let conformed = spec.conformed(value)
+        else { continue }
+        result[key] = conformed
+      }
+      return result
+    }
+    values = kept(known.latest)
+    serverHad = kept(known.server)
   }
+
+  /// What to keep across restarts (see `KnownValues`).
+  public var known: KnownValues { KnownValues(latest: values, server: serverHad) }
 
   public func value(_ key: Key) -> JSONValue? { values[key] }
 
@@ -83,6 +111,7 @@ public struct ClientSession: Sendable {
     isOpen = true
     probeOutstanding = false
     replacedThisConnection = []
+    createdThisConnection = []
     reconciling = true
     sentWhileReconciling = []
     var output = Output()
@@ -105,27 +134,45 @@ public struct ClientSession: Sendable {
   }
 
   /// The answer to the `get all` of `opened`: per characteristic, the server's value or ours.
+  /// - The server has none (it restarted: 0.2.2 shows "blank"; or it has just made the
+  ///   accessory): ours is sent.
+  /// - The hub changed ours since this client last saw the server (`serverHad`): ours is
+  ///   newer than anything there, and is sent unless the server has it already.
+  /// - Otherwise the server's value stands; one that differs from ours was written by HomeKit
+  ///   while its writes did not reach this client, and is taken as HomeKit's write.
   private mutating func reconcile(_ list: [String: JSONValue], _ output: inout Output) {
     reconciling = false
-    var resent = 0
+    var refilled = 0
+    var changed = 0
     for definition in accessories {
       let shown = list[definition.name]?.objectValue?["characteristics"]?.objectValue ?? [:]
+      let created = createdThisConnection.contains(definition.name)
       for spec in definition.characteristics where !spec.isEvent {
         let key = Key(accessory: definition.name, characteristic: spec.name)
         if sentWhileReconciling.contains(key) { continue }
         let ours = values[key]
-        // The server shows a value it has none of as "blank" (after a restart).
-        let theirs = shown[spec.name].flatMap { $0 == .string("blank") || $0 == .null ? nil : spec.conformed($0) }
-        guard let theirs, !unsent.contains(key) else {
+        let theirs =
+          created ? nil : shown[spec.name].flatMap { $0 == .string("blank") || $0 == .null ? nil : spec.conformed($0) }
+        guard let theirs else {
           if let ours {
             output.send.append(.setValue(name: definition.name, characteristic: spec.name, value: ours))
-            resent += 1
+            serverHad[key] = ours
+            refilled += 1
           }
           continue
         }
+        if let ours, ours != serverHad[key] {
+          if ours != theirs {
+            output.send.append(.setValue(name: definition.name, characteristic: spec.name, value: ours))
+            changed += 1
+          }
+          serverHad[key] = ours
+          continue
+        }
+        serverHad[key] = theirs
         guard theirs != ours else { continue }
         values[key] = theirs
-        // Only a change of a value this client had: a restart of patchbay must not replay old writes.
+        // Only a change of a value this client had: a first start must not replay old writes.
         guard let ours else { continue }
         output.log(
           .info,
@@ -134,9 +181,14 @@ public struct ClientSession: Sendable {
         if spec.homeKitWritable { output.homeKitWrites.append(HomeKitWrite(key: key, spec: spec, value: theirs)) }
       }
     }
-    unsent = []
     sentWhileReconciling = []
-    output.log(.info, "re-sent \(resent) values Homebridge did not have")
+    output.knownChanged = true
+    var summary = "read Homebridge's values"
+    if refilled > 0 {
+      summary += "; re-sent \(refilled) values Homebridge did not have (it restarted, or made the accessory anew)"
+    }
+    if changed > 0 { summary += "; sent \(changed) values the hub set while Homebridge was out of reach" }
+    output.log(.info, summary)
   }
 
   private func resend(_ definition: AccessoryDefinition) -> [ClientMessage] {
@@ -185,13 +237,16 @@ public struct ClientSession: Sendable {
         return output
       }
     } else {
+      output.knownChanged = values[key] != conformed || (isOpen && serverHad[key] != conformed)
       values[key] = conformed
     }
     if isOpen {
       output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: conformed))
+      if !spec.isEvent { serverHad[key] = conformed }
       if reconciling { sentWhileReconciling.insert(key) }
     } else {
-      if !spec.isEvent { unsent.insert(key) }
+      // Whether it counts as changed is decided on connect: it does when it differs from
+      // `serverHad` (a restarted plugin is first given the hub's last value: no change).
       output.log(.debug, "\(key) = \(conformed.description) kept until Homebridge is connected")
     }
     return output
@@ -225,7 +280,11 @@ public struct ClientSession: Sendable {
           .warning, "HomeKit wrote \(key) = \(Self.excerpt(value.description)), not a \(spec.format.rawValue); ignored")
         break
       }
-      if !spec.isEvent { values[key] = conformed }
+      if !spec.isEvent {
+        values[key] = conformed
+        serverHad[key] = conformed
+        output.knownChanged = true
+      }
       output.homeKitWrites.append(HomeKitWrite(key: key, spec: spec, value: conformed))
     case .get(let name, let characteristic):
       let key = Key(accessory: name, characteristic: characteristic)
@@ -245,6 +304,7 @@ public struct ClientSession: Sendable {
       ?? Self.name(in: message, "name '", "' is already used."), let definition = byName[name]
     {
       output.log(.debug, "Homebridge: \(message)")
+      if message.hasSuffix("' is added.") { createdThisConnection.insert(name) }
       if added.services[name] != definition.service.name {
         added.services[name] = definition.service.name
         output.addedChanged = true

@@ -8,6 +8,8 @@ enum ControlCommand: Sendable, Hashable {
   /// HomeKit reads a value: answered from the cache at once, and `get` goes to the client,
   /// whose `callback` refreshes the cache for the next read.
   case homeKitGet(accessory: String, characteristic: String)
+  /// Homebridge restarts (a reboot, `hb-service restart`): see `HomebridgeServer.restart`.
+  case restart
   /// Prints the accessory table.
   case table
   case help
@@ -15,6 +17,7 @@ enum ControlCommand: Sendable, Hashable {
   static let usage = [
     "homekit-set NAME CHARACTERISTIC VALUE   HomeKit writes a value (sends 'set' to the client)",
     "homekit-get NAME CHARACTERISTIC         HomeKit reads (cache answers; sends 'get' to the client)",
+    "restart                                 Homebridge restarts: clients dropped, values blank, cache kept",
     "table                                   prints the accessories and their values",
   ]
 
@@ -33,6 +36,7 @@ enum ControlCommand: Sendable, Hashable {
       self = .homeKitSet(accessory: words[1], characteristic: Self.characteristicName(words[2]), value: value)
     case ("homekit-get", 3):
       self = .homeKitGet(accessory: words[1], characteristic: Self.characteristicName(words[2]))
+    case ("restart", 1): self = .restart
     case ("table", 1): self = .table
     case ("help", 1): self = .help
     default:

@@ -27,6 +27,8 @@ final class HomebridgeServer: Sendable {
     /// left (the real plugin keeps writing into that closed socket).
     var newest: (number: Int, channel: any Channel)?
     var clientCount = 0
+    /// Every client whose socket is open (a restart closes them all).
+    var open: [Int: any Channel] = [:]
     var debounced: [HomebridgeModel.Key: Scheduled<Void>] = [:]
   }
 
@@ -91,10 +93,12 @@ final class HomebridgeServer: Sendable {
       Console.print("client \(state.value.clientCount) connected from \(address)")
     }
     state.value.newest = (state.value.clientCount, channel)
+    state.value.open[state.value.clientCount] = channel
     return state.value.clientCount
   }
 
   func disconnected(_ client: Int) {
+    state.value.open[client] = nil
     if state.value.newest?.number == client {
       Console.print(
         "client \(client) disconnected; the server's traffic still goes to it (into its closed socket) "
@@ -203,12 +207,35 @@ final class HomebridgeServer: Sendable {
         let output = self.state.value.model.homeKitGet(.init(accessory: accessory, characteristic: characteristic))
         self.apply(output)
         return output.lines.contains { $0.hasPrefix("error:") } ? output.lines : ["ok"]
+      case .restart:
+        return self.restart()
       case .table:
         return self.state.value.model.table()
       case .help:
         return ControlCommand.usage
       }
     }
+  }
+
+  /// Homebridge restarts as after a reboot: every client's socket closes, and the accessories
+  /// come back from the cache file (none without `--cache`) with every value blank, as 0.2.2
+  /// restores them (`i_value = "blank"`; HomeKit shows the characteristic's default, Off, until
+  /// a client sets one). The port stays bound: the restart is quicker than any reconnect.
+  private func restart() -> [String] {
+    for channel in state.value.open.values { channel.close(promise: nil) }
+    state.value.open = [:]
+    state.value.newest = nil
+    for held in state.value.debounced.values { held.cancel() }
+    state.value.debounced = [:]
+    let accessories: [SimulatedAccessory]
+    do {
+      accessories = try cache?.load() ?? []
+    } catch {
+      return ["error: \(error)"]
+    }
+    state.value.model = HomebridgeModel(accessories: accessories, automations: state.value.model.automations)
+    Console.print("Homebridge restarted: \(accessories.count) cached accessories, every value blank")
+    return ["ok"]
   }
 
   func shutdown() {

@@ -121,10 +121,15 @@ struct AccessoryPorts: Sendable {
     case (.color, .color(let color)):
       guard hasColor else { return [] }
       let color = color.normalized
-      var updates: [(Characteristic, JSONValue)] = [
-        (.hue, .number(color.hue)), (.saturation, .number(color.saturation)),
-      ]
-      if has(.brightness) { updates.append((.brightness, .integer(Int64(color.brightness.rounded())))) }
+      // On each characteristic's step and within its range, as the light's color above.
+      var updates: [(Characteristic, JSONValue)] = []
+      for (characteristic, number) in [(Characteristic.hue, color.hue), (.saturation, color.saturation)]
+        + (has(.brightness) ? [(.brightness, color.brightness)] : [])
+      {
+        if let json = CharacteristicValue.fromHub(.number(number), for: characteristic, clamping: true) {
+          updates.append((characteristic, json))
+        }
+      }
       return updates
     case (.button, .button(let button)):
       let event: Int64

@@ -1,8 +1,12 @@
+import Foundation
 import PatchbayValues
 
 /// Values crossing between hub ports and characteristics. A controller's write is checked
 /// against the characteristic's format and range (nil: HAP status -70410, invalid value); a
-/// hub value of the wrong type or out of range is not passed on (nil).
+/// hub value of the wrong type or out of range is not passed on (nil). Every number stored,
+/// and so every number a GET answer or an EVENT carries, is on the characteristic's declared
+/// step (`minStep`) and within its range: controllers check that (Saturation 90.1575 from a
+/// color converted back is not a value of a characteristic with minStep 1).
 enum CharacteristicValue {
   /// The controller's value, in the characteristic's format, or nil when it does not fit.
   static func fromController(_ json: JSONValue, for characteristic: Characteristic) -> JSONValue? {
@@ -22,7 +26,7 @@ enum CharacteristicValue {
       return .integer(Int64(number))
     case .float:
       guard let number = json.doubleValue, number.isFinite, inRange(number, characteristic) else { return nil }
-      return .number(number)
+      return .number(onStep(number, characteristic))
     case .string:
       guard case .string(let text) = json, text.utf8.count <= 64 else { return nil }
       return .string(text)
@@ -54,7 +58,22 @@ enum CharacteristicValue {
       guard clamping else { return nil }
       fitted = min(max(number, characteristic.minimum ?? number), characteristic.maximum ?? number)
     }
+    fitted = onStep(fitted, characteristic)
     return characteristic.format == .float ? .number(fitted) : .integer(Int64(fitted.rounded()))
+  }
+
+  /// The nearest value `minimum + n * step` within the range. Decimal steps (0.1) are rounded
+  /// to their decimals, so 21.5 is sent as 21.5, not 21.500000000000057.
+  static func onStep(_ number: Double, _ characteristic: Characteristic) -> Double {
+    guard let step = characteristic.step, step > 0, number.isFinite else { return number }
+    let base = characteristic.minimum ?? 0
+    var snapped = base + ((number - base) / step).rounded() * step
+    let decimals = max(0, min(10, Int((-log10(step)).rounded(.up))))
+    let scale = pow(10, Double(decimals))
+    snapped = (snapped * scale).rounded() / scale
+    if let maximum = characteristic.maximum, snapped > maximum { snapped -= step }
+    if let minimum = characteristic.minimum, snapped < minimum { snapped += step }
+    return snapped
   }
 
   /// A characteristic's value (already valid) as a value for its hub port.

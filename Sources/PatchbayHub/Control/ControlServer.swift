@@ -206,9 +206,26 @@ public final class ControlServer: Sendable {
       }
       return true
     case .vanished(let pid):
-      logRarely("refused a control connection from process \(pid), which was gone before it could be checked")
+      // A process that connected and left at once (a second hub probing whether this one
+      // runs, a `connect`-only health check) asked for nothing: there is nothing to refuse or
+      // warn about. One that had already sent a request did try to use the socket, and is
+      // counted in the warnings like any other refusal. Either way the connection is closed.
+      if Self.hasSentData(client) {
+        logRarely(
+          "refused a control connection from process \(pid), which sent a request and was gone before it could be checked"
+        )
+      } else {
+        logger.debug("closed a control connection from process \(pid), which was gone before it sent anything")
+      }
       return true
     }
+  }
+
+  /// Whether the peer has written anything to `descriptor` yet (peeked, not consumed; never
+  /// blocks). A peer that closed without writing reads as end of file: false.
+  static func hasSentData(_ descriptor: Int32) -> Bool {
+    var byte: UInt8 = 0
+    return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
   }
 
   /// Refusals no instance can be named for: logged at most once a minute.
