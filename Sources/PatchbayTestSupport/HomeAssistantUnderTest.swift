@@ -45,11 +45,14 @@ public final class HomeAssistantUnderTest: Sendable {
 
     /// The release issue 45 was seen with; it needs Python 3.13 (pyenv's, or
     /// `PATCHBAY_PYTHON_3_13`). Everything pip brings is pinned by the release's own
-    /// homeassistant/package_constraints.txt, copied from its wheel into Scripts/.
+    /// homeassistant/package_constraints.txt, copied from its wheel into Scripts/. Since 2024.x
+    /// HA always sets up its default integrations, and without the frontend's package it
+    /// starts in recovery mode (no MQTT): home-assistant-frontend is needed too.
     public static let ha2025 = Release(
       version: "2025.4.4", interpreter: python313,
       requirements: [
-        "homeassistant==2025.4.4", "paho-mqtt", "Pillow", "SQLAlchemy", "fnv-hash-fast", "psutil-home-assistant",
+        "homeassistant==2025.4.4", "home-assistant-frontend", "paho-mqtt", "Pillow", "SQLAlchemy", "fnv-hash-fast",
+        "psutil-home-assistant",
       ],
       constraints: scripts + "/home-assistant-2025.4.4-constraints.txt", hubSettings: "")
 
