@@ -161,6 +161,8 @@ public final class HomeAssistantUnderTest: Sendable {
     _ = try? driver.terminate(within: 10)
     _ = try process.terminate(within: 90)
     let problems = logProblems()
+    let warnings = process.lines.filter { $0.contains(" ERROR (") || $0.contains(" WARNING (") }.count
+    print("Home Assistant \(release.version): \(warnings) ERROR/WARNING lines, \(problems.count) about MQTT or the hub")
     if !problems.isEmpty {
       throw Failure(
         description: "Home Assistant \(release.version) logged \(problems.count) problems with the hub's payloads:\n"
