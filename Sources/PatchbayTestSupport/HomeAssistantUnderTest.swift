@@ -1,31 +1,76 @@
 import Foundation
 import PatchbayValues
 
-/// A real Home Assistant (`homeassistant` from PyPI, `version`) for the mqtt tests: `hass` as a
-/// process of its own on a fresh config directory, HTTP on a free loopback port, onboarded
-/// (its owner's access token) and driven through its own HTTP and websocket APIs by
-/// Scripts/home_assistant_driver.py, one JSON command per line, as the frontend drives it.
+/// A real Home Assistant (`homeassistant` from PyPI, one of `releases`) for the mqtt tests:
+/// `hass` as a process of its own on a config directory, HTTP on a free loopback port,
+/// onboarded (its owner's access token; logged in again after a restart on the same directory)
+/// and driven through its own HTTP and websocket APIs by Scripts/home_assistant_driver.py, one
+/// JSON command per line, as the frontend drives it.
 ///
 /// The virtual environment is cached by `PythonEnvironment` (the first install takes minutes).
 /// Only what MQTT needs is configured (no `default_config`); HA's own pip is off (`--skip-pip`),
 /// so everything it imports comes from the cached environment. Errors carry HA's log tail.
 public final class HomeAssistantUnderTest: Sendable {
-  /// The newest release that installs on Python 3.11 (2025.x needs 3.12).
-  public static let version = "2024.1.6"
-  /// HA with the requirements of the integrations it loads here (HA's pip is off): mqtt
-  /// (paho-mqtt) and its file_upload (janus); onboarding's person → image_upload (Pillow) and
-  /// analytics, which imports the recorder (SQLAlchemy, fnv-hash-fast, psutil-home-assistant).
-  /// The Bluetooth libraries are pinned as in HA's package_constraints.txt: unpinned, pip
-  /// backtracks through every habluetooth release (the newer ones want newer dependencies).
-  /// The versions are HA 2024.1.6's. (MQTT's camera platform fails to import without numpy
-  /// and ha-av; no test needs a camera.)
-  public static let requirements = [
-    "homeassistant==\(version)", "paho-mqtt==1.6.1", "janus==1.0.0", "Pillow==10.1.0", "SQLAlchemy==2.0.23",
-    "fnv-hash-fast==0.5.0", "psutil-home-assistant==0.0.1", "habluetooth==2.1.0", "bluetooth-data-tools==1.19.0",
-    "bleak==0.21.1", "bleak-retry-connector==3.4.0", "bluetooth-adapters==0.16.2", "dbus-fast==2.21.0",
-  ]
-  public static let driverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Scripts/home_assistant_driver.py").path
+  /// One Home Assistant release and how to install it.
+  public struct Release: Sendable, CustomStringConvertible {
+    public var version: String
+    /// The Python whose venv module makes the environment.
+    public var interpreter: String
+    public var requirements: [String]
+    /// A pip constraints file (the release's own package_constraints.txt), if any.
+    public var constraints: String?
+    /// Lines for `[instances.NAME.home_assistant]` this release needs from the hub.
+    public var hubSettings: String
+    public var description: String { "Home Assistant \(version)" }
+
+    /// The newest release that installs on Debian 12's Python 3.11. It refuses a JSON light
+    /// without `color_mode: true` (one voluptuous inclusion group before 2024.4), so the hub
+    /// runs with `legacy_color_mode`.
+    ///
+    /// HA with the requirements of the integrations it loads here (HA's pip is off): mqtt
+    /// (paho-mqtt) and its file_upload (janus); onboarding's person → image_upload (Pillow)
+    /// and analytics, which imports the recorder (SQLAlchemy, fnv-hash-fast,
+    /// psutil-home-assistant). The Bluetooth libraries are pinned as in HA's
+    /// package_constraints.txt: unpinned, pip backtracks through every habluetooth release.
+    /// (MQTT's camera platform fails to import without numpy and ha-av; no test needs one.)
+    public static let ha2024 = Release(
+      version: "2024.1.6", interpreter: "/usr/bin/python3",
+      requirements: [
+        "homeassistant==2024.1.6", "paho-mqtt==1.6.1", "janus==1.0.0", "Pillow==10.1.0", "SQLAlchemy==2.0.23",
+        "fnv-hash-fast==0.5.0", "psutil-home-assistant==0.0.1", "habluetooth==2.1.0",
+        "bluetooth-data-tools==1.19.0", "bleak==0.21.1", "bleak-retry-connector==3.4.0",
+        "bluetooth-adapters==0.16.2", "dbus-fast==2.21.0",
+      ],
+      constraints: nil, hubSettings: "legacy_color_mode = true")
+
+    /// The release issue 45 was seen with; it needs Python 3.13 (pyenv's, or
+    /// `PATCHBAY_PYTHON_3_13`). Everything pip brings is pinned by the release's own
+    /// homeassistant/package_constraints.txt, copied from its wheel into Scripts/. Since 2024.x
+    /// HA always sets up its default integrations, and without the frontend's package it
+    /// starts in recovery mode (no MQTT): home-assistant-frontend is needed too.
+    public static let ha2025 = Release(
+      version: "2025.4.4", interpreter: python313,
+      requirements: [
+        "homeassistant==2025.4.4", "home-assistant-frontend", "paho-mqtt", "Pillow", "SQLAlchemy", "fnv-hash-fast",
+        "psutil-home-assistant",
+      ],
+      constraints: scripts + "/home-assistant-2025.4.4-constraints.txt", hubSettings: "")
+
+    static var python313: String {
+      let environment = ProcessInfo.processInfo.environment
+      if let given = environment["PATCHBAY_PYTHON_3_13"] { return given }
+      let root = environment["PYENV_ROOT"] ?? (NSHomeDirectory() + "/.pyenv")
+      let candidates = [root + "/versions/3.13.0/bin/python3", "/usr/local/bin/python3.13", "/usr/bin/python3.13"]
+      return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+    }
+  }
+
+  /// Every release the real-HA tests run against, oldest first.
+  public static let releases = [Release.ha2024, Release.ha2025]
+
+  static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts")
+    .path
+  public static let driverScript = scripts + "/home_assistant_driver.py"
 
   public struct Failure: Error, CustomStringConvertible {
     public var description: String
@@ -38,11 +83,15 @@ public final class HomeAssistantUnderTest: Sendable {
   public let configDirectory: String
   /// The owner's user id, made by onboarding.
   public let userID: String
+  public let release: Release
 
-  /// Installs (first time) and starts Home Assistant with its config in `directory`/homeassistant,
-  /// and returns once it is onboarded and its websocket answers.
-  public init(directory: TemporaryDirectory, startWithin seconds: Double = 300) throws {
-    let python = try PythonEnvironment.prepared(Self.requirements)
+  /// Installs (first time) and starts Home Assistant `release` with its config in
+  /// `directory`/homeassistant, and returns once it is onboarded (or, started again on the
+  /// same directory, logged in) and its websocket answers.
+  public init(directory: TemporaryDirectory, release: Release = .ha2024, startWithin seconds: Double = 300) throws {
+    self.release = release
+    let python = try PythonEnvironment.prepared(
+      release.requirements, interpreter: release.interpreter, constraints: release.constraints)
     configDirectory = directory.path + "/homeassistant"
     // Held bound until HA listens: asyncio's servers set SO_REUSEADDR, so HA can share it
     // and no other process can take the port meanwhile.
@@ -67,6 +116,7 @@ public final class HomeAssistantUnderTest: Sendable {
       config:
       onboarding:
       device_automation:
+      automation: !include automations.yaml
       logger:
         default: warning
         logs:
@@ -74,6 +124,10 @@ public final class HomeAssistantUnderTest: Sendable {
           homeassistant.components.mqtt: debug
 
       """)
+    // Kept over a restart: the automations the test made.
+    if !FileManager.default.fileExists(atPath: configDirectory + "/automations.yaml") {
+      try directory.write("homeassistant/automations.yaml", "[]\n")
+    }
     process = try ChildProcess(
       python.path + "/bin/hass", ["--config", configDirectory, "--skip-pip", "--log-no-color"])
     do {
@@ -101,10 +155,37 @@ public final class HomeAssistantUnderTest: Sendable {
     _ = try? process.terminate(within: 60)
   }
 
-  /// Stops HA as a user would (SIGTERM: it saves its registries and ends its MQTT session).
+  /// Stops HA as a user would (SIGTERM: it saves its registries and ends its MQTT session),
+  /// then fails if its log has an error or warning about what the hub announced.
   public func stop() throws {
     _ = try? driver.terminate(within: 10)
     _ = try process.terminate(within: 90)
+    let problems = logProblems()
+    let warnings = process.lines.filter { $0.contains(" ERROR (") || $0.contains(" WARNING (") }.count
+    print("Home Assistant \(release.version): \(warnings) ERROR/WARNING lines, \(problems.count) about MQTT or the hub")
+    if !problems.isEmpty {
+      throw Failure(
+        description: "Home Assistant \(release.version) logged \(problems.count) problems with the hub's payloads:\n"
+          + problems.joined(separator: "\n"))
+    }
+  }
+
+  /// ERROR and WARNING lines of HA's log about MQTT or the hub's topics, entities and config
+  /// keys (HA's log lines start with a time, then the level).
+  public func logProblems() -> [String] {
+    process.lines.filter { line in
+      let words = line.split(separator: " ", maxSplits: 3)
+      guard words.count > 2, words[2] == "ERROR" || words[2] == "WARNING" else { return false }
+      return line.contains("[homeassistant.components.mqtt") || line.contains("patchbay")
+    }
+  }
+
+  /// Saves an automation as HA's editor does (`config/automations.yaml`, reloaded at once).
+  public func saveAutomation(id: String, _ automation: [String: Any]) throws {
+    var body = automation
+    body["id"] = id
+    try send(
+      Self.line(["rest": ["method": "POST", "path": "/api/config/automation/config/\(id)", "body": body]]))
   }
 
   /// The last `lines` of HA's log.

@@ -24,12 +24,19 @@ public struct PythonEnvironment: Sendable {
   /// HomeKit baseline).
   public static let hapPython = ["HAP-python==5.0.0"]
 
-  /// The environment for `requirements`, made and installed on first use.
-  public static func prepared(_ requirements: [String]) throws -> PythonEnvironment {
+  /// The environment for `requirements`, made with `interpreter`'s venv and installed on first
+  /// use; `constraints` (a pip constraints file, such as a Home Assistant release's own
+  /// package_constraints.txt) pins everything pip brings in.
+  public static func prepared(
+    _ requirements: [String], interpreter: String = "/usr/bin/python3", constraints: String? = nil
+  ) throws -> PythonEnvironment {
     let cache =
       ProcessInfo.processInfo.environment["PATCHBAY_TEST_CACHE"]
       ?? (NSHomeDirectory() + "/.cache/patchbay")
-    let key = requirements.sorted().joined(separator: " ")
+    // The default interpreter keeps the key the environments already cached have.
+    var key = requirements.sorted().joined(separator: " ")
+    if interpreter != "/usr/bin/python3" { key += " python=" + interpreter }
+    if let constraints { key += " constraints=" + constraints }
     let folder = cache + "/python/" + stableName(key)
     let environment = PythonEnvironment(requirements: requirements, path: folder)
     try FileManager.default.createDirectory(atPath: cache + "/python", withIntermediateDirectories: true)
@@ -42,11 +49,12 @@ public struct PythonEnvironment: Sendable {
     let marker = folder + "/.patchbay-ready"
     if FileManager.default.fileExists(atPath: marker) { return environment }
     try? FileManager.default.removeItem(atPath: folder)
-    try environment.run("/usr/bin/python3", ["-m", "venv", folder], within: 300, doing: "python3 -m venv")
+    try environment.run(interpreter, ["-m", "venv", folder], within: 300, doing: "\(interpreter) -m venv")
     try environment.run(
       environment.python,
-      ["-m", "pip", "install", "--disable-pip-version-check", "--quiet"] + requirements,
-      within: 900, doing: "pip install \(key)")
+      ["-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
+        + (constraints.map { ["-c", $0] } ?? []) + requirements,
+      within: 1800, doing: "pip install \(key)")
     _ = FileManager.default.createFile(atPath: marker, contents: Data(key.utf8))
     return environment
   }

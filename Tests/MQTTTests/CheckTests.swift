@@ -125,6 +125,48 @@ import Testing
     }
   }
 
+  /// Every wrong device class of an instance is reported, each on its own line with the file,
+  /// its key and what would be right (issue 45.5: only the first was).
+  @Test func everyWrongDeviceClassIsReported() throws {
+    let result = try check(
+      """
+      [instances.mqtt.home_assistant]
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "hum"
+      component = "sensor"
+      device_class = "humidty"
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "ok"
+      component = "sensor"
+      device_class = "temperature"
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "plug"
+      component = "switch"
+      device_class = "outlett"
+
+      [[instances.mqtt.home_assistant.entities]]
+      name = "door"
+      component = "binary_sensor"
+      device_class = "humidity"
+      """)
+    #expect(result.status != 0, "\(result.output)")
+    let expected = [
+      "home_assistant.entities.0.device_class 'humidty' is not a Home Assistant sensor device class (did you mean 'humidity'?)",
+      "home_assistant.entities.2.device_class 'outlett' is not a Home Assistant switch device class (did you mean 'outlet'?)",
+      "home_assistant.entities.3.device_class 'humidity' is not a Home Assistant binary_sensor device class",
+    ]
+    let lines = result.output.split(separator: "\n").map(String.init)
+    for problem in expected {
+      let line = lines.first { $0.contains(problem) }
+      #expect(line != nil, "\(problem)\n  gave: \(result.output)")
+      #expect(line?.contains(".toml") == true && line?.contains("instances.mqtt") == true, "\(line ?? "")")
+    }
+    #expect(!result.output.contains("entities.1."), "\(result.output)")
+  }
+
   /// An explicit client id or base topic is valid but would be the same on a second hub: check
   /// accepts the config and warns, naming the file, the instance and the way out.
   @Test func explicitIdentityWithoutTheHubIDIsWarnedOf() throws {

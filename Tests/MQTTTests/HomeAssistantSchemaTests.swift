@@ -19,11 +19,10 @@ struct HomeAssistantSchemaTests {
     return Dictionary(members, uniquingKeysWith: { first, _ in first })
   }
 
-  /// Every HA release since 2023.1 takes this light: before 2024.4 `color_mode: true` and
-  /// `supported_color_modes` are one inclusion group (both or neither) and neither may be
-  /// combined with the legacy flags `hs`, `color_temp`, `rgb`, `xy`; 2024.4 deprecates
-  /// `color_mode` and 2025.3 drops it with a warning only.
-  @Test func theLightTakesEveryReleaseSince2023() throws {
+  /// Today's JSON light: `supported_color_modes` without `color_mode`, which HA 2025.3 and
+  /// later log as an ERROR at every discovery (issue 45.1). No legacy flags `hs`,
+  /// `color_temp`, `rgb`, `xy` either (2025.3 removed them).
+  @Test func theLightHasTodaysSchema() throws {
     let announcements = try Self.discovery(#"[{"name":"ceiling","title":"Ceiling","component":"light"}]"#)
       .announcements()
     #expect(announcements.map(\.topic) == ["homeassistant/light/patchbay_ab12cd34_mqtt/ceiling/config"])
@@ -34,17 +33,33 @@ struct HomeAssistantSchemaTests {
       "state_topic": .string("patchbay/mqtt/ha/ceiling/state"), "qos": .integer(1),
       "min_mireds": .integer(153), "max_mireds": .integer(500),
       "command_topic": .string("patchbay/mqtt/ha/ceiling/set"), "schema": .string("json"),
-      "brightness": .bool(true), "brightness_scale": .integer(100), "color_mode": .bool(true),
+      "brightness": .bool(true), "brightness_scale": .integer(100),
       "supported_color_modes": .array([.string("hs"), .string("color_temp")]),
       "availability_topic": .string("patchbay/mqtt/status"), "payload_available": .string("online"),
       "payload_not_available": .string("offline"),
     ]
     for (key, value) in expected { #expect(light[key] == value, "\(key)") }
     #expect(Set(light.keys) == Set(expected.keys).union(["device", "origin"]))
-    // The inclusion group of HA before 2024.4: both or neither.
-    #expect((light["color_mode"] == nil) == (light["supported_color_modes"] == nil))
+    #expect(light["color_mode"] == nil)
     for legacy in ["hs", "color_temp", "rgb", "xy", "white_value"] { #expect(light[legacy] == nil, "\(legacy)") }
     #expect(Self.members(light["device"] ?? .null)["identifiers"] == .array([.string("patchbay_ab12cd34_mqtt")]))
+  }
+
+  /// `legacy_color_mode = true`, for HA before 2024.4: there `color_mode: true` and
+  /// `supported_color_modes` are one inclusion group (both or neither), and HA 2024.1.6
+  /// refuses the light without it (RealHomeAssistantTests runs 2024.1.6 with the option).
+  @Test func theLegacyColorModeOptionAddsTheKey() throws {
+    let config = try MQTTConfig(
+      json: #"{"host":"h","home_assistant":{"legacy_color_mode":true,"entities":[{"name":"c","component":"light"}]}}"#)
+    let discovery = HomeAssistantDiscovery(
+      settings: try #require(config.homeAssistant), instance: "mqtt", hubID: "ab12cd34", baseTopic: "patchbay/mqtt",
+      version: "9.9")
+    let light = Self.members(try #require(discovery.announcements().first).payload)
+    #expect(light["color_mode"] == .bool(true))
+    #expect(light["supported_color_modes"] == .array([.string("hs"), .string("color_temp")]))
+    #expect(throws: (any Error).self) {
+      try MQTTConfig(json: #"{"host":"h","home_assistant":{"legacy_color_mode":"yes"}}"#)
+    }
   }
 
   @Test func theSwitchSensorAndBinarySensorFields() throws {
@@ -106,9 +121,22 @@ struct HomeAssistantSchemaTests {
     #expect(
       discovery.statePublish(.light(cold), for: entities[2])?.payload
         == #"{"color_mode":"color_temp","color_temp":250}"#)
-    // HA's command outside the light's own range is refused, not clamped.
+    // HA's command outside the light's own range is clamped into it and noted (issue 45.3:
+    // HA 2025.4 sends 6500 K, 153 mired, to a 200-454 mired light); a non-number is refused.
+    var notes: [String] = []
+    let warmest = try discovery.command(Array(#"{"color_temp":500}"#.utf8), for: entities[2]) { notes.append($0) }
+    #expect(warmest == .light(LightCommand(colorTemperature: 454)))
+    let coldest = try discovery.command(Array(#"{"color_temp":153}"#.utf8), for: entities[2]) { notes.append($0) }
+    #expect(coldest == .light(LightCommand(colorTemperature: 250)))
+    #expect(
+      notes == [
+        "color_temp 500 is outside warm's 250...454 mired; clamped to 454",
+        "color_temp 153 is outside warm's 250...454 mired; clamped to 250",
+      ])
+    let within = try discovery.command(Array(#"{"color_temp":300}"#.utf8), for: entities[2]) { notes.append($0) }
+    #expect(within == .light(LightCommand(colorTemperature: 300)) && notes.count == 2)
     #expect(throws: PayloadError.self) {
-      try discovery.command(Array(#"{"color_temp":500}"#.utf8), for: entities[2])
+      try discovery.command(Array(#"{"color_temp":"cold"}"#.utf8), for: entities[2])
     }
   }
 
@@ -227,6 +255,10 @@ struct HomeAssistantDevicesSchemaTests {
       )
       .payload)
     #expect(hub["state_topic"] == .string("patchbay/mqtt/status") && hub["device_class"] == .string("connectivity"))
+    // The hub's triggers listen on the event topic, not on the retained status (issue 45.2).
+    let hubTriggers = announcements.prefix(2).map { HomeAssistantSchemaTests.members($0.payload) }
+    #expect(hubTriggers.map { $0["topic"] } == [.string("patchbay/mqtt/event"), .string("patchbay/mqtt/event")])
+    #expect(hubTriggers.map { $0["payload"] } == [.string("online"), .string("offline")])
     #expect(
       HomeAssistantSchemaTests.members(hub["device"] ?? .null)["identifiers"]
         == .array([.string("patchbay_ab12cd34_mqtt")]))

@@ -4,9 +4,13 @@ import PatchbayValues
 import Testing
 
 /// The mqtt plugin against a real Home Assistant (`HomeAssistantUnderTest`: PyPI's
-/// homeassistant 2024.1.6, its MQTT integration on the test's mosquitto): what the hub
-/// announces shows in HA's entity and device registries, HA's service calls reach the hub's
-/// ports, the hub's values reach HA's states, and what leaves the config leaves HA.
+/// homeassistant, its MQTT integration on the test's mosquitto): what the hub announces shows
+/// in HA's entity and device registries, HA's service calls reach the hub's ports, the hub's
+/// values reach HA's states, and what leaves the config leaves HA. Every test ends with
+/// `ha.stop()`, which fails on an ERROR or WARNING line of HA's log about the hub's payloads.
+///
+/// The core scenarios (registries to removal, the hub's triggers) run against every release
+/// (2024.1.6 and 2025.4.4); the others against 2025.4.4 only, to keep the suite's time.
 /// Entities are found by their `unique_id`'s ending, so a hub id in the ids does not matter.
 @Suite(.serialized) struct RealHomeAssistantTests {
   let directory: TemporaryDirectory
@@ -14,10 +18,11 @@ import Testing
   init() throws { directory = try TemporaryDirectory("patchbay-real-ha") }
 
   /// The config of docs/plugins/mqtt.md's Home Assistant section, one entity of each kind.
-  static func entities(withDoor: Bool = true) -> String {
+  static func entities(withDoor: Bool = true, _ release: HomeAssistantUnderTest.Release) -> String {
     """
     [instances.mqtt.home_assistant]
     device_name = "Test hub"
+    \(release.hubSettings)
     configuration_url = "http://127.0.0.1:8080/"
 
     [[instances.mqtt.home_assistant.entities]]
@@ -89,12 +94,13 @@ import Testing
 
   /// The whole way through: registries, states, service calls, removal on reload. (The one
   /// test to keep in every run: it pays for one HA start.)
-  @Test func registriesStatesServiceCallsAndRemoval() throws {
+  @Test(arguments: HomeAssistantUnderTest.releases)
+  func registriesStatesServiceCallsAndRemoval(_ release: HomeAssistantUnderTest.Release) throws {
     let started = Date()
     let broker = try MosquittoBroker(directory: directory)
-    let ha = try HomeAssistantUnderTest(directory: directory)
+    let ha = try HomeAssistantUnderTest(directory: directory, release: release)
     try ha.addMQTT(port: broker.port)
-    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + Self.entities())
+    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + Self.entities(release))
     try hub.waitConnected()
 
     // The registries: four entities and one device, every entity on it.
@@ -193,7 +199,8 @@ import Testing
     let colour = try #require(watch.values("mqtt.ha.ceiling.command").first)
     #expect(colour["on"] == .bool(true) && colour["brightness"]?.doubleValue == 60, "\(colour)")
     #expect(colour["color"]?["hue"]?.doubleValue == 30 && colour["color"]?["saturation"]?.doubleValue == 100)
-    try ha.callService("light", "turn_on", entityID: ceilingID, data: ["color_temp": 300])
+    // In kelvin, which both releases take (2025 deprecates the mired `color_temp`): 300 mired.
+    try ha.callService("light", "turn_on", entityID: ceilingID, data: ["color_temp_kelvin": 3333])
     try ha.eventually("the colour temperature command; watch:\n\(watch.process.output)") {
       watch.values("mqtt.ha.ceiling.command").count == 2
     }
@@ -201,13 +208,17 @@ import Testing
     #expect(warm["color_temperature"]?.doubleValue == 300, "\(warm)")
 
     // The door leaves the config: a reload takes it out of HA (registry and states).
-    try Self.reload(hub) { $0.replacingOccurrences(of: Self.entities(), with: Self.entities(withDoor: false)) }
+    try Self.reload(hub) {
+      $0.replacingOccurrences(of: Self.entities(release), with: Self.entities(withDoor: false, release))
+    }
     try ha.eventually("the door gone from HA's registry and states") {
       let now = try ha.entities()
       try refresh()
       return Self.entity("door", in: now) == nil && states[doorID] == nil && Self.entity("desk_lamp", in: now) != nil
     }
-    print("RealHomeAssistantTests.registriesStatesServiceCallsAndRemoval: \(Int(Date().timeIntervalSince(started))) s")
+    print(
+      "RealHomeAssistantTests.registriesStatesServiceCallsAndRemoval (\(release)): \(Int(Date().timeIntervalSince(started))) s"
+    )
     try ha.stop()
   }
 
@@ -216,7 +227,7 @@ import Testing
   /// (Issue 33.2; fixed on branch `ha`.)
   @Test func twoHubsOnOneBrokerStayTwoDevices() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let ha = try HomeAssistantUnderTest(directory: directory)
+    let ha = try HomeAssistantUnderTest(directory: directory, release: .ha2025)
     try ha.addMQTT(port: broker.port)
     let second = try TemporaryDirectory("patchbay-real-ha-cellar")
     let lamp = """
@@ -274,7 +285,7 @@ import Testing
   /// unavailable in HA while the hub stays connected.
   @Test func devicesViaTheHubAndAnEntitysOwnAvailability() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let ha = try HomeAssistantUnderTest(directory: directory)
+    let ha = try HomeAssistantUnderTest(directory: directory, release: .ha2025)
     try ha.addMQTT(port: broker.port)
     let table = """
       [instances.mqtt.home_assistant]
@@ -353,10 +364,11 @@ import Testing
   /// Removing the whole `[home_assistant]` table takes what the hub announced out of HA, and
   /// so does removing the whole mqtt instance (its plugin's `retire`, run by the hub).
   @Test func removingTheTableOrTheInstanceClearsHomeAssistant() throws {
+    let release = HomeAssistantUnderTest.Release.ha2025
     let broker = try MosquittoBroker(directory: directory)
-    let ha = try HomeAssistantUnderTest(directory: directory)
+    let ha = try HomeAssistantUnderTest(directory: directory, release: release)
     try ha.addMQTT(port: broker.port)
-    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + Self.entities())
+    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + Self.entities(release))
     try hub.waitConnected()
     func announced() throws -> [JSONValue] {
       try ha.entities().filter { $0["platform"]?.stringValue == "mqtt" }
@@ -364,7 +376,7 @@ import Testing
     try ha.eventually("four mqtt entities in HA") { try announced().count == 4 }
 
     // Without the table.
-    try Self.reload(hub) { $0.replacingOccurrences(of: Self.entities(), with: "") }
+    try Self.reload(hub) { $0.replacingOccurrences(of: Self.entities(release), with: "") }
     var left: [JSONValue] = []
     try ha.eventually("no mqtt entity left after the table went; left: \(Self.ids(left))") {
       left = try announced()
@@ -372,7 +384,7 @@ import Testing
     }
 
     // The table back, then the whole instance gone from the config.
-    try Self.reload(hub) { $0 + "\n" + Self.entities() }
+    try Self.reload(hub) { $0 + "\n" + Self.entities(release) }
     try ha.eventually("four mqtt entities in HA again") { try announced().count == 4 }
     try Self.reload(hub) { text in
       // Only the [hub] table stays.

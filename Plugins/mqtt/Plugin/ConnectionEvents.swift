@@ -12,6 +12,8 @@ final class ConnectionEvents: Sendable {
   let outbox: Outbox
   let connectedPort: OutputPort
   let statusTopic: String
+  /// `online` here (not retained) marks each connect as one transition (the hub's triggers).
+  let eventTopic: String
   /// `zigbee2mqtt/LIGHT/get` topics: a state report is asked for at each connect.
   let zigbeeLightGets: [String]
   let announcer: DiscoveryAnnouncer?
@@ -23,6 +25,7 @@ final class ConnectionEvents: Sendable {
 
   init(
     context: PluginContext, router: MessageRouter, outbox: Outbox, connectedPort: OutputPort, statusTopic: String,
+    eventTopic: String,
     zigbeeLightGets: [String], announcer: DiscoveryAnnouncer?, peer: String, maxPayloadBytes: Int
   ) {
     self.context = context
@@ -30,6 +33,7 @@ final class ConnectionEvents: Sendable {
     self.outbox = outbox
     self.connectedPort = connectedPort
     self.statusTopic = statusTopic
+    self.eventTopic = eventTopic
     self.zigbeeLightGets = zigbeeLightGets
     self.announcer = announcer
     self.peer = peer
@@ -51,6 +55,7 @@ final class ConnectionEvents: Sendable {
   func connected(_ client: MosquittoClient) {
     context.log(.info, "connected to \(peer)")
     client.publish(topic: statusTopic, payload: Array("online".utf8), qos: 1, retain: true)
+    client.publish(topic: eventTopic, payload: Array("online".utf8), qos: 1, retain: false)
     for subscription in router.subscriptions { client.subscribe(subscription.filter, qos: subscription.qos) }
     for topic in zigbeeLightGets {
       client.publish(topic: topic, payload: Array(#"{"state":""}"#.utf8), qos: 1, retain: false)
@@ -80,7 +85,8 @@ final class ConnectionEvents: Sendable {
       router.deliver(
         topic: topic, payload: bytes, publish: { value, port in context.publish(value, on: port) },
         warn: { warnings.warning(topic: topic, $0) },
-        ignore: { context.log(.debug, "no port for '\(topic)': \($0)") }, isNew: isNew)
+        ignore: { context.log(.debug, "no port for '\(topic)': \($0)") },
+        note: { context.log(.debug, "'\(topic)': \($0)") }, isNew: isNew)
     }
   }
 

@@ -23,8 +23,12 @@ final class MQTTPlugin: PatchbayPlugin {
   let inputs: [UInt32: InputTarget]
   let router: MessageRouter
   let statusTopic: String
+  /// The hub's transitions (`online` at connect, `offline` at a clean stop), not retained.
+  let eventTopic: String
   let discovery: HomeAssistantDiscovery?
   private var client: MosquittoClient?
+  /// The "went away" event's last will (a connection of its own).
+  private var departureWatch: DepartureWatch?
   private var outbox: Outbox?
   /// Per shared port sequence numbers; used in the plugin context only.
   private var sequence = ShareSequence(epoch: 0)
@@ -40,6 +44,7 @@ final class MQTTPlugin: PatchbayPlugin {
     hubID = try HubIdentity.loadOrCreate(in: context.stateDirectory)
     let baseTopic = config.broker.baseTopic(instance: context.instanceName, hubID: hubID)
     statusTopic = TopicFilter.join(baseTopic, "status")
+    eventTopic = TopicFilter.join(baseTopic, "event")
     connectedPort = try context.addOutput(
       "connected", .bool, kind: .state, description: "true while the broker has accepted the connection",
       shownInStatus: .peer)
@@ -173,6 +178,7 @@ final class MQTTPlugin: PatchbayPlugin {
     sequence = ShareSequence(epoch: Int64(Date().timeIntervalSince1970 * 1000))
     let events = ConnectionEvents(
       context: context, router: router, outbox: outbox, connectedPort: connectedPort, statusTopic: statusTopic,
+      eventTopic: eventTopic,
       zigbeeLightGets: config.zigbee2mqtt.filter { $0.kind == .light }.map {
         $0.getTopic(base: config.zigbee2mqttBaseTopic)
       },
@@ -191,6 +197,10 @@ final class MQTTPlugin: PatchbayPlugin {
       "connecting to \(broker.host):\(broker.port)\(broker.tls == nil ? "" : " (TLS)"); \(router.subscriptions.count) subscriptions, \(inputs.count) publishing ports"
     )
     client.start()
+    let departureWatch = try DepartureWatch(
+      options: options, eventTopic: eventTopic, maxPayloadBytes: broker.maxPayloadBytes, context: context)
+    self.departureWatch = departureWatch
+    departureWatch.start()
   }
 
   func receive(_ value: Value, on port: InputPort) throws {
@@ -246,8 +256,18 @@ final class MQTTPlugin: PatchbayPlugin {
   }
 
   func stop() {
-    client?.stop(farewell: (statusTopic, Array("offline".utf8)))
-    client = nil
+    let client = client
+    let departureWatch = departureWatch
+    let farewell: [MosquittoClient.Farewell] = [
+      .init(topic: eventTopic, payload: Array("offline".utf8), retain: false),
+      .init(topic: statusTopic, payload: Array("offline".utf8), retain: true),
+    ]
+    // Both at once: each may wait for a connect that hangs, and a stop has a deadline.
+    DispatchQueue.concurrentPerform(iterations: 2) { index in
+      if index == 0 { client?.stop(farewell: farewell) } else { departureWatch?.stop() }
+    }
+    self.departureWatch = nil
+    self.client = nil
     outbox = nil
   }
 }

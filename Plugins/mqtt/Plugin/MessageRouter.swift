@@ -45,10 +45,12 @@ struct MessageRouter: Sendable {
 
   /// Decodes `payload` for every route that takes `topic`, publishing the values; each
   /// problem goes to `warn` and the message is otherwise ignored. A topic that a `#`
-  /// subscription brings but no port wants goes to `ignore`.
+  /// subscription brings but no port wants goes to `ignore`; what was adjusted on the way (a
+  /// colour temperature clamped into a light's range) goes to `note`.
   func deliver(
     topic: String, payload: [UInt8], publish: (Value, OutputPort) -> Void, warn: (String) -> Void,
-    ignore: (String) -> Void = { _ in }, isNew: (String, ShareEnvelope) -> Bool = { _, _ in true }
+    ignore: (String) -> Void = { _ in }, note: (String) -> Void = { _ in },
+    isNew: (String, ShareEnvelope) -> Bool = { _, _ in true }
   ) {
     for route in routes {
       switch route {
@@ -77,7 +79,7 @@ struct MessageRouter: Sendable {
       case .homeAssistantCommand(let commandTopic, let entity, let port, let discovery):
         guard topic == commandTopic else { continue }
         do throws(PayloadError) {
-          publish(try discovery.command(payload, for: entity), port)
+          publish(try discovery.command(payload, for: entity, note: note), port)
         } catch {
           warn("\(error.description) (Home Assistant \(entity.component.rawValue) \(entity.name))")
         }

@@ -38,6 +38,8 @@ final class MosquittoClient: Sendable {
     var password: String?
     var tls: BrokerSettings.TLS?
     var will: (topic: String, payload: [UInt8])?
+    /// The will is retained (a status) unless this says otherwise (an event).
+    var willRetained = true
     var retryInitialSeconds: Double
     var retryMaxSeconds: Double
   }
@@ -56,6 +58,13 @@ final class MosquittoClient: Sendable {
     var log: @Sendable (LogLevel, String) -> Void
   }
 
+  /// What a clean stop publishes before it disconnects (QoS 1).
+  struct Farewell: Sendable {
+    var topic: String
+    var payload: [UInt8]
+    var retain: Bool
+  }
+
   enum Payload: Sendable {
     case bytes([UInt8])
     case oversized(Int)
@@ -71,6 +80,10 @@ final class MosquittoClient: Sendable {
   private let wakeUp = DispatchSemaphore(value: 0)
   /// Signalled by the loop thread when it has ended.
   private let ended = DispatchSemaphore(value: 0)
+  /// The message ids the broker acknowledged while stopping, and a signal for each: stop()
+  /// disconnects only once its farewell has arrived.
+  private let acknowledgedWhileStopping = Mutex<Set<Int32>>([])
+  private let acknowledgement = DispatchSemaphore(value: 0)
   /// Calls into `events` happen under this lock, and only while allowed.
   private let eventsLock = NSRecursiveLock()  // a libmosquitto log line may come from inside a callback
   private let eventsAllowed = Atomic(true)
@@ -116,7 +129,7 @@ final class MosquittoClient: Sendable {
     if let will = options.will {
       try check(
         will.payload.withUnsafeBytes {
-          mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, true)
+          mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, options.willRetained)
         },
         "last will")
     }
@@ -139,6 +152,7 @@ final class MosquittoClient: Sendable {
     mosquitto_publish_callback_set(handle) { _, user, mid in
       guard let user else { return }
       let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+      client.didPublish(mid)
       client.event { client.events.published(mid) }
     }
     mosquitto_message_callback_set(handle) { _, user, message in
@@ -188,18 +202,31 @@ final class MosquittoClient: Sendable {
     mosquitto_subscribe(handle, nil, filter, qos)
   }
 
-  /// Publishes `farewell` (if connected), disconnects cleanly, ends the loop thread and frees
-  /// the client. Waits for the thread up to `patience`: a connect to a host that does not
-  /// answer blocks in the kernel until its TCP timeout. Then the thread is left to end by
-  /// itself (it frees the client) and never calls `events` again.
-  func stop(farewell: (topic: String, payload: [UInt8])?, patience: Double = 3) {
+  /// Publishes `farewell` (if connected) and waits for the broker's acknowledgements, then
+  /// disconnects cleanly, ends the loop thread and frees the client. Disconnecting before the
+  /// acknowledgement let a keepalive close the socket first, and the broker then published the
+  /// last will too (a second `offline`). Waits for the thread up to `patience`: a connect to a
+  /// host that does not answer blocks in the kernel until its TCP timeout. Then the thread is
+  /// left to end by itself (it frees the client) and never calls `events` again.
+  func stop(farewell: [Farewell], patience: Double = 3) {
     let wasConnected = state.withLock { state in
       state.stopping = true
       return state.connected
     }
     wakeUp.signal()
-    if wasConnected, let farewell {
-      publish(topic: farewell.topic, payload: farewell.payload, qos: 1, retain: true)
+    if wasConnected {
+      var sent: Set<Int32> = []
+      for message in farewell {
+        var mid: Int32 = 0
+        let code = message.payload.withUnsafeBytes { bytes in
+          mosquitto_publish(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, 1, message.retain)
+        }
+        if code == MOSQ_ERR_SUCCESS.rawValue { sent.insert(mid) }
+      }
+      let deadline = DispatchTime.now() + patience
+      while !sent.isSubset(of: acknowledgedWhileStopping.withLock({ $0 })) {
+        if acknowledgement.wait(timeout: deadline) == .timedOut { break }
+      }
     }
     mosquitto_disconnect(handle)
     _ = ended.wait(timeout: .now() + patience)
@@ -308,6 +335,13 @@ final class MosquittoClient: Sendable {
       return state.accepted && state.connected
     }
     if accepted { event { events.connected(self) } }
+  }
+
+  /// Any message's acknowledgement; while stopping, stop() waits for its farewell's.
+  private func didPublish(_ mid: Int32) {
+    guard isStopping else { return }
+    acknowledgedWhileStopping.withLock { _ = $0.insert(mid) }
+    acknowledgement.signal()
   }
 
   private func didDisconnect(_ code: Int32) {

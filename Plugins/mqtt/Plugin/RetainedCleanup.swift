@@ -43,7 +43,7 @@ struct RetainedCleanup {
     let client = try MosquittoClient(options: options, maxPayloadBytes: maxPayloadBytes, events: events)
     client.start()
     let outcome = done.wait(timeout: .now() + seconds)
-    client.stop(farewell: nil)
+    client.stop(farewell: [])
     guard outcome == .success else {
       throw PluginError(
         .unavailable,

@@ -136,9 +136,12 @@ public struct ConfigChecker: Sendable {
         diagnostics.append(ConfigDiagnostic(file: spec.file, message: message))
       case .failed(let message)?:
         broken.insert(spec.name)
-        diagnostics.append(
-          ConfigDiagnostic(
-            file: spec.file, key: "instances.\(spec.name)", message: "plugin '\(spec.plugin)': \(message)"))
+        // A plugin reports several mistakes one per line: each is a problem of its own.
+        for line in message.split(separator: "\n") {
+          diagnostics.append(
+            ConfigDiagnostic(
+              file: spec.file, key: "instances.\(spec.name)", message: "plugin '\(spec.plugin)': \(line)"))
+        }
       default:
         broken.insert(spec.name)
       }

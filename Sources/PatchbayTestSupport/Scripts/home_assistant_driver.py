@@ -4,8 +4,10 @@ Runs with the Python of HA's virtual environment (aiohttp comes with HA).
 
 Each stdin line is a JSON command; each answer is one JSON line {"ok": ...} or
 {"error": "<kind>", "message": ...}. Commands:
-  {"onboard": true}                       creates the owner (onboarding), gets an access token,
-                                          opens the websocket; answers the user id
+  {"onboard": true}                       creates the owner (onboarding; on a restarted HA,
+                                          which is onboarded, logs the owner in), gets an access
+                                          token, opens the websocket; answers the user id
+  {"rest": {"method": M, "path": P, "body": B}}  one REST call (the automation editor's save)
   {"mqtt": {"broker": H, "port": P}}      adds the MQTT integration (config flow over REST)
   {"ws": {...}}                           one websocket command (id added); answers its result
   {"subscribe": {...}}                    a websocket subscription (subscribe_trigger, ...);
@@ -51,12 +53,43 @@ class Driver:
         while True:
             try:
                 async with self.session.get(BASE + "/api/onboarding") as response:
-                    await response.read()
+                    # A fully onboarded HA has no onboarding views (404).
+                    body = await response.read()
+                    steps = json.loads(body) if response.status == 200 else [{"step": "user", "done": True}]
                     break
             except aiohttp.ClientConnectorError:
                 if asyncio.get_running_loop().time() > deadline:
                     raise
                 await asyncio.sleep(0.2)
+        if any(step.get("step") == "user" and step.get("done") for step in steps):
+            code = await self.login()
+        else:
+            code = await self.create_owner()
+        await self.connect(code)
+        user = await self.ws({"type": "auth/current_user"})
+        return user["id"]
+
+    async def login(self):
+        """The login form's flow, for an HA that was onboarded before it restarted."""
+        async with self.session.post(
+            BASE + "/auth/login_flow",
+            json={"client_id": CLIENT_ID, "handler": ["homeassistant", None], "redirect_uri": CLIENT_ID},
+        ) as response:
+            body = await response.text()
+            if response.status != 200:
+                raise Failure("login", f"POST /auth/login_flow: {response.status} {body}")
+            flow = json.loads(body)["flow_id"]
+        async with self.session.post(
+            BASE + "/auth/login_flow/" + flow,
+            json={"client_id": CLIENT_ID, "username": "patchbay", "password": "patchbay-test-password"},
+        ) as response:
+            body = await response.text()
+            result = json.loads(body) if response.status == 200 else {}
+            if result.get("type") != "create_entry":
+                raise Failure("login", f"POST /auth/login_flow/{flow}: {response.status} {body}")
+            return result["result"]
+
+    async def create_owner(self):
         async with self.session.post(
             BASE + "/api/onboarding/users",
             json={
@@ -70,7 +103,9 @@ class Driver:
             body = await response.text()
             if response.status != 200:
                 raise Failure("onboarding", f"POST /api/onboarding/users: {response.status} {body}")
-            code = json.loads(body)["auth_code"]
+            return json.loads(body)["auth_code"]
+
+    async def connect(self, code):
         async with self.session.post(
             BASE + "/auth/token",
             data={"grant_type": "authorization_code", "code": code, "client_id": CLIENT_ID},
@@ -88,8 +123,6 @@ class Driver:
         if answer.get("type") != "auth_ok":
             raise Failure("websocket", f"authentication refused: {answer}")
         self.reader = asyncio.create_task(self.read())
-        user = await self.ws({"type": "auth/current_user"})
-        return user["id"]
 
     async def rest(self, method, path, payload=None):
         headers = {"Authorization": "Bearer " + self.token}
@@ -170,6 +203,9 @@ async def main():
                     result = await driver.onboard()
                 elif "mqtt" in command:
                     result = await driver.mqtt(command["mqtt"]["broker"], command["mqtt"]["port"])
+                elif "rest" in command:
+                    rest = command["rest"]
+                    result = await driver.rest(rest["method"], rest["path"], rest.get("body"))
                 elif "ws" in command:
                     result = await driver.ws(command["ws"])
                 elif "subscribe" in command:

@@ -14,6 +14,9 @@ public struct HomeAssistantDiscovery: Sendable {
   public let hubID: String
   public let baseTopic: String
   public let statusTopic: String
+  /// The hub's transitions, not retained: the hub's own device triggers listen here (a
+  /// retained topic would fire them at every HA start and when the automation is made).
+  public let eventTopic: String
   public let version: String
 
   public init(settings: HomeAssistantSettings, instance: String, hubID: String, baseTopic: String, version: String) {
@@ -22,6 +25,7 @@ public struct HomeAssistantDiscovery: Sendable {
     self.hubID = hubID
     self.baseTopic = baseTopic
     self.statusTopic = TopicFilter.join(baseTopic, "status")
+    self.eventTopic = TopicFilter.join(baseTopic, "event")
     self.version = version
   }
 
@@ -127,7 +131,8 @@ public struct HomeAssistantDiscovery: Sendable {
       + settings.entities.filter { $0.device != nil }.flatMap(announcements(for:))
   }
 
-  /// The hub connecting and going away as device triggers of its own device. HA registers a
+  /// The hub connecting and going away as device triggers of its own device, on the event
+  /// topic (once per transition; the status topic is retained). HA registers a
   /// trigger's device as it reads the config, in order, while an entity's device waits for its
   /// platform to load: these come first, so a button's device (also a trigger) finds the hub's
   /// device there for `via_device`.
@@ -137,7 +142,7 @@ public struct HomeAssistantDiscovery: Sendable {
         topic: TopicFilter.join(
           settings.discoveryPrefix, "device_automation/\(nodeID)/\(Self.hubStatusName)_\(payload)/config"),
         payload: .object([
-          ("automation_type", .string("trigger")), ("topic", .string(statusTopic)), ("payload", .string(payload)),
+          ("automation_type", .string("trigger")), ("topic", .string(eventTopic)), ("payload", .string(payload)),
           ("type", .string(type)), ("subtype", .string("hub")), ("device", device), ("origin", origin),
         ]))
     }
@@ -193,16 +198,17 @@ public struct HomeAssistantDiscovery: Sendable {
       ]
       if let deviceClass = entity.deviceClass { members.append(("device_class", .string(deviceClass))) }
     case .light:
-      // `color_mode: true` beside `supported_color_modes`: HA before 2024.4 requires both (one
-      // voluptuous inclusion group) and refuses the light without it; 2024.4 to 2025.2 accept
-      // and deprecate it, 2025.3 and later drop it with a log line (cv.removed, not raised).
-      // No legacy flags (`hs`, `color_temp`, `rgb`, `xy`): before 2024.4 they cannot be
-      // combined with color_mode, and 2025.3 removed them.
+      // `supported_color_modes` alone is today's schema. HA before 2024.4 refuses it without
+      // `color_mode: true` (one voluptuous inclusion group), 2025.3 and later log an ERROR for
+      // that key at every discovery: it goes only with `legacy_color_mode`. No legacy flags
+      // (`hs`, `color_temp`, `rgb`, `xy`): before 2024.4 they cannot be combined with
+      // color_mode, and 2025.3 removed them.
       members += [
         ("schema", .string("json")), ("command_topic", .string(commandTopic(entity))),
         ("brightness", .bool(entity.colorModes != ["onoff"])), ("brightness_scale", .integer(100)),
-        ("color_mode", .bool(true)), ("supported_color_modes", .array(entity.colorModes.map(JSONValue.string))),
       ]
+      if settings.legacyColorMode { members.append(("color_mode", .bool(true))) }
+      members.append(("supported_color_modes", .array(entity.colorModes.map(JSONValue.string))))
       if entity.colorModes.contains("color_temp") {
         members += [
           ("min_mireds", .integer(Int64(entity.mireds.lowerBound))),
@@ -278,9 +284,12 @@ public struct HomeAssistantDiscovery: Sendable {
   }
 
   /// An HA command on the entity's command topic as a hub value. Values outside what a light
-  /// takes are refused, as out-of-range device reports are (not clamped), and every reason
-  /// shows values as JSON text.
-  public func command(_ payload: [UInt8], for entity: HomeAssistantEntity) throws(PayloadError) -> Value {
+  /// takes are refused, but for a colour temperature, which is clamped into the light's range
+  /// (HA 2025 does not limit `color_temp_kelvin` to it, and clamps for its own lights) and
+  /// told to `note`. Every reason shows values as JSON text.
+  public func command(_ payload: [UInt8], for entity: HomeAssistantEntity, note: (String) -> Void = { _ in })
+    throws(PayloadError) -> Value
+  {
     guard let decoded = String(validating: payload, as: UTF8.self) else {
       throw PayloadError("payload of \(payload.count) bytes is not UTF-8 text")
     }
@@ -296,13 +305,15 @@ public struct HomeAssistantDiscovery: Sendable {
       guard let json = JSONValue.parse(text), case .object = json else {
         throw PayloadError("'\(text.prefix(40))' is not a JSON object")
       }
-      return .light(try Self.lightCommand(json, for: entity))
+      return .light(try Self.lightCommand(json, for: entity, note: note))
     case .sensor, .binarySensor, .button:
       throw PayloadError("\(entity.component.rawValue) takes no commands")
     }
   }
 
-  static func lightCommand(_ json: JSONValue, for entity: HomeAssistantEntity) throws(PayloadError) -> LightCommand {
+  static func lightCommand(
+    _ json: JSONValue, for entity: HomeAssistantEntity, note: (String) -> Void = { _ in }
+  ) throws(PayloadError) -> LightCommand {
     func shown(_ value: JSONValue) -> String { String(value.description.prefix(40)) }
     var light = LightCommand()
     if let state = json["state"] {
@@ -329,11 +340,16 @@ public struct HomeAssistantDiscovery: Sendable {
     }
     if let mired = json["color_temp"] {
       let range = entity.mireds
-      guard let value = mired.doubleValue, range.contains(value) else {
-        throw PayloadError(
-          "color_temp \(shown(mired)) is not a mired value \(Int(range.lowerBound))...\(Int(range.upperBound))")
+      let bounds = "\(Int(range.lowerBound))...\(Int(range.upperBound))"
+      guard let value = mired.doubleValue, value.isFinite else {
+        throw PayloadError("color_temp \(shown(mired)) is not a mired value \(bounds)")
       }
-      light.colorTemperature = value
+      let clamped = min(max(value, range.lowerBound), range.upperBound)
+      if clamped != value {
+        note(
+          "color_temp \(shown(mired)) is outside \(entity.name)'s \(bounds) mired; clamped to \(Int(clamped))")
+      }
+      light.colorTemperature = clamped
     }
     if let transition = json["transition"] {
       guard let seconds = transition.doubleValue, seconds >= 0, seconds < 86400 else {

@@ -123,17 +123,8 @@ extension HomeAssistantEntity: Decodable {
     self.component = component
     deviceClass = try table.decodeIfPresent(String.self, forKey: .deviceClass)
     unit = try table.decodeIfPresent(String.self, forKey: .unit)
-    if let deviceClass {
-      guard let known = HomeAssistantVocabulary.deviceClasses(for: component) else {
-        throw decoder.mistake("device_class", "applies to sensor, binary_sensor and switch only")
-      }
-      guard known.contains(deviceClass) else {
-        let hint = Spelling.closest(to: deviceClass, in: known).map { " (did you mean '\($0)'?)" } ?? ""
-        throw decoder.mistake(
-          "device_class",
-          "'\(deviceClass)' is not a Home Assistant \(component.rawValue) device class\(hint); "
-            + "see https://www.home-assistant.io/integrations/\(component.rawValue)/#device-class")
-      }
+    if let deviceClass, let problem = Self.deviceClassProblem(deviceClass, for: component) {
+      throw decoder.mistake("device_class", problem)
     }
     stateClass = try table.decodeIfPresent(String.self, forKey: .stateClass)
     if let stateClass {
@@ -166,6 +157,17 @@ extension HomeAssistantEntity: Decodable {
     subtype = subtypeName ?? name
     try decodePresentation(table, decoder)
     try decodeLight(table, decoder)
+  }
+
+  /// What is wrong with `deviceClass` on a `component` and what would be right; nil: nothing.
+  static func deviceClassProblem(_ deviceClass: String, for component: Component) -> String? {
+    guard let known = HomeAssistantVocabulary.deviceClasses(for: component) else {
+      return "applies to sensor, binary_sensor and switch only"
+    }
+    guard !known.contains(deviceClass) else { return nil }
+    let hint = Spelling.closest(to: deviceClass, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+    return "'\(deviceClass)' is not a Home Assistant \(component.rawValue) device class\(hint); "
+      + "see https://www.home-assistant.io/integrations/\(component.rawValue)/#device-class"
   }
 
   /// precision, expire_after, icon, entity_category, optimistic: what HA shows and how.
