@@ -495,7 +495,10 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "FlicBLETests",
-      dependencies: ["FlicBLEProtocol", "FlicBLESimulator", .product(name: "Crypto", package: "swift-crypto")],
+      dependencies: [
+        "FlicBLEProtocol", "FlicBLESimulator", "PatchbayTestSupport",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
       exclude: ["Vectors", "Scripts"], swiftSettings: strict),
     .testTarget(
       name: "HomebridgeTests",

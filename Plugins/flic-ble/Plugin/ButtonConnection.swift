@@ -177,7 +177,8 @@ final class ButtonConnection {
     // Short steps: a button comes back in range any moment, and its queued presses wait.
     let delay = min(10, 0.5 * Double(1 << min(failuresInARow - 1, 5))) * Double.random(in: 0.8...1.2)
     let level: LogLevel = failuresInARow == 1 || failuresInARow % 20 == 0 ? .warning : .debug
-    events.log(level, "\(button.name): \(reason); retrying in \(Int(delay * 10) / 10) s (attempt \(failuresInARow))")
+    events.log(
+      level, "\(button.name): \(reason); retrying in \(Double(Int(delay * 10)) / 10) s (attempt \(failuresInARow))")
     retryTimer = client.bus.after(delay) { [weak self] in
       self?.retryTimer = nil
       self?.update()

@@ -320,7 +320,7 @@ def stop_bluetoothd():
     for button in buttons.values():
         button.vanish(emit=False)
     state['running'] = False
-    dbus.SystemBus().release_name(BUS_NAME)
+    manager().connection.release_name(BUS_NAME)
 
 
 def start_bluetoothd():
@@ -328,7 +328,7 @@ def start_bluetoothd():
     adapter = mockobject.objects[ADAPTER_PATH]
     adapter.props[ADAPTER_IFACE]['Discovering'] = False
     state['filter'] = None
-    dbus.SystemBus().request_name(BUS_NAME)
+    manager().connection.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
     state['running'] = True
 
 

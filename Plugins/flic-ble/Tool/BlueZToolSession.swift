@@ -129,6 +129,7 @@ final class PairingRun {
   var paired: StoredButton?
   var done = false
   var retries = 0
+  var seen = false
 
   init(
     client: BlueZClient, adapter: String, address: BluetoothAddressText, keys: TrustedFactoryKeys,
@@ -145,7 +146,12 @@ final class PairingRun {
   func begin(seconds: Double) {
     startDiscovery(bus: client.bus, adapter: adapter) { _ in }
     client.bus.after(seconds) { [self] in
-      finish(.failure(ToolFailure("\(address) was not found within \(Int(seconds)) s: is it near, and held 7 s?")))
+      finish(
+        .failure(
+          ToolFailure(
+            seen
+              ? "\(address) was found but did not complete pairing within \(Int(seconds)) s"
+              : "\(address) was not found within \(Int(seconds)) s: is it near, and held 7 s?")))
     }
     poll()
   }
@@ -154,6 +160,7 @@ final class PairingRun {
   private func poll() {
     guard !done else { return }
     if link == nil, let device = client.objects.device(address: address.description) {
+      seen = true
       connect(device)
     } else {
       link?.update()
