@@ -46,11 +46,19 @@ public final class FlicGATTLink {
   }
 
   public func start() {
+    // Connected already: a link left by an earlier process of ours (killed before its Disconnect)
+    // or another program. The button still runs that session; a clean radio link starts afresh.
     if client.objects.property(device, BlueZNames.device, "Connected")?.bool == true {
-      phase = .waitingForServices
-      update()
+      client.bus.call(BlueZNames.service, device, BlueZNames.device, "Disconnect") { [weak self] _ in
+        guard let self, self.phase == .connecting else { return }
+        self.connect()
+      }
       return
     }
+    connect()
+  }
+
+  private func connect() {
     client.bus.call(BlueZNames.service, device, BlueZNames.device, "Connect", timeoutSeconds: 30) {
       [weak self] result in
       guard let self, self.phase == .connecting else { return }
@@ -79,7 +87,7 @@ public final class FlicGATTLink {
       return
     }
     let connected = objects.property(device, BlueZNames.device, "Connected")?.bool ?? false
-    if connected { wasConnected = true }
+    if connected && phase != .connecting { wasConnected = true }
     if !connected && (wasConnected || phase == .running || phase == .enablingNotifications) {
       end("the button disconnected", nil)
       return
