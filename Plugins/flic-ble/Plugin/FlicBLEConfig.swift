@@ -44,7 +44,22 @@ extension FlicBLEConfig: Decodable {
     #endif
   }
 
+  /// The flic plugin's keys that have no meaning over BlueZ: named as such, so that a config moved
+  /// from flicd says what to remove.
+  enum FlicdKeys: String, CodingKey, CaseIterable {
+    case host, port
+    case clickEvents = "click_events"
+    case latencyMode = "latency_mode"
+    case pingInterval = "ping_interval_s"
+    case pingTimeout = "ping_timeout_s"
+  }
+
   init(from decoder: Decoder) throws {
+    if let flicd = try? decoder.container(keyedBy: FlicdKeys.self),
+      let key = FlicdKeys.allCases.first(where: { flicd.contains($0) })
+    {
+      throw decoder.mistake(key.rawValue, "is the flic plugin's (flicd); flic-ble talks to BlueZ: remove it")
+    }
     try decoder.refuseUnknownKeys(Keys.self)
     let table = try decoder.container(keyedBy: Keys.self)
     maxQueuedAgeSeconds =
