@@ -158,7 +158,7 @@ struct FlicBLEHubTests {
     #expect(recorded("bedside").filter { $0 == queuedClick }.count == 1)
   }
 
-  @Test func bluetoothdRestartAndAdapterRemovalReconnectWithoutAHubRestart() throws {
+  @Test func bluetoothdRestartAdapterRemovalAndPowerOffReconnectWithoutAHubRestart() throws {
     try startHub()
     defer { _ = try? hub.stop() }
     try pair()
@@ -186,8 +186,16 @@ struct FlicBLEHubTests {
     try eventually("connected on the new adapter") { recorded("bedside_connected").last == "true" }
     try bluez.control("press \(bedside) double-click")
     try eventually("a double click") { actions("bedside") == ["click", "double_click"] }
+
+    try bluez.control("power-off")
+    try eventually("PEER says the adapter is off") { peer() == "hci0 off" }
+    try eventually("disconnected") { recorded("bedside_connected").last == "false" }
+    try bluez.control("power-on")
+    try eventually("connected once the adapter is on") { recorded("bedside_connected").last == "true" }
+    try bluez.control("press \(bedside) hold")
+    try eventually("a hold") { actions("bedside") == ["click", "double_click", "hold"] }
     #expect(try hub.pid(of: "buttons") == pid, "the plugin process was not restarted")
-    #expect(recorded("bedside_connected") == ["false", "true", "false", "true", "false", "true"])
+    #expect(recorded("bedside_connected") == ["false", "true", "false", "true", "false", "true", "false", "true"])
   }
 
   @Test func aButtonNotInPairingModeIsRefusedAndAnOwnerResetIsReportedOnce() throws {
