@@ -496,7 +496,7 @@ let package = Package(
     .testTarget(
       name: "FlicBLETests",
       dependencies: [
-        "FlicBLEProtocol", "FlicBLESimulator", "PatchbayTestSupport",
+        "FlicBLEProtocol", "FlicBLESimulator", "FlicBLEBlueZ", "FlicBLEPlugin", "PatchbayTestSupport",
         .product(name: "Crypto", package: "swift-crypto"),
       ],
       exclude: ["Vectors", "Scripts"], swiftSettings: strict),

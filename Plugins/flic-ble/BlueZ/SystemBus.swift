@@ -19,6 +19,11 @@ public final class SystemBus: @unchecked Sendable {
     public var name: String
     public var message: String
     public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+
+    public init(name: String, message: String) {
+      self.name = name
+      self.message = message
+    }
   }
 
   public struct Signal: Sendable {
