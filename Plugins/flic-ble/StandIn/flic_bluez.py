@@ -26,6 +26,8 @@ Control channel: one command a line on standard input, each answered "ok" or "er
     remove-adapter | add-adapter | power-off | power-on
     stop-bluetoothd | start-bluetoothd
     state ADDRESS                the simulator's state line
+    garbage ADDRESS HEX          a notification of these bytes after the link's frame header byte,
+                                 as if a packet arrived mangled
 '''
 
 import json
@@ -117,6 +119,7 @@ class Button:
 
     def deliver(self, notifications):
         for packet in notifications:
+            self.header = packet[0:1]
             if self.connected and self.notifying and self.notify_char in mockobject.objects:
                 emit_changed(self.notify_char, CHAR_IFACE,
                              {'Value': dbus.Array(list(packet), signature='y', variant_level=1)})
@@ -341,7 +344,7 @@ def control(line):
     if command == 'add':
         buttons[args[0].upper()] = Button(args[0])
         buttons[args[0].upper()].appear_if_found()
-    elif command in ('press', 'hold-for-pairing', 'reset', 'advance', 'state') and button is None:
+    elif command in ('press', 'hold-for-pairing', 'reset', 'advance', 'state', 'garbage') and button is None:
         raise RuntimeError('no such button')
     elif command == 'press':
         notifications, _ = button.command('press ' + args[1])
@@ -356,6 +359,8 @@ def control(line):
     elif command == 'reset':
         notifications, _ = button.command('reset')
         button.deliver(notifications)
+    elif command == 'garbage':
+        button.deliver([getattr(button, 'header', b'\x00') + bytes.fromhex(args[1])])
     elif command == 'advance':
         button.command('advance ' + args[1])
     elif command == 'state':
