@@ -96,7 +96,9 @@ struct FlicBLEHubTests {
     try startHub()
     defer { _ = try? hub.stop() }
     try eventually("PEER says the adapter is on; status: \(String(describing: peer()))") { peer() == "hci0 on" }
-    try eventually("the plugin says the button is unpaired") { hub.log.contains("bedside (\(bedside)) is not paired") }
+    try eventually("the plugin says the button is unpaired") {
+      hub.log.contains("bedside (\(bedside)) is not paired yet")
+    }
     #expect(recorded("bedside_connected") == ["false"])
 
     let scan = try tool("scan", "--seconds", "2")
@@ -234,7 +236,7 @@ struct FlicBLEHubTests {
     try bluez.control("in-range \(bedside)")
     try eventually("the reset reported; log:\n\(hub.log)") { hub.log.contains("was reset by its owner") }
     #expect(hub.log.components(separatedBy: "was reset by its owner").count == 2)
-    #expect(hub.log.contains("patchbay flic-ble pair bedside --address \(bedside)"))
+    #expect(hub.log.contains("patchbay flic-ble pair buttons bedside --address \(bedside)"))
     #expect(FileManager.default.fileExists(atPath: hub.stateDirectory + "/instances/buttons/bedside.flic2.reset"))
   }
 }

@@ -16,6 +16,8 @@ final class ButtonConnection {
   }
 
   let button: FlicBLEConfig.Button
+  /// The instance's name, for the `pair` command the log suggests.
+  let instance: String
   let client: BlueZClient
   let pairingFile: PairingFile
   let filter: PressFilter
@@ -31,10 +33,11 @@ final class ButtonConnection {
   private var saidMissing = false
 
   init(
-    button: FlicBLEConfig.Button, client: BlueZClient, stateDirectory: String, filter: PressFilter,
+    button: FlicBLEConfig.Button, instance: String, client: BlueZClient, stateDirectory: String, filter: PressFilter,
     trustedKeys: TrustedFactoryKeys, autoDisconnectSeconds: UInt16, events: Events
   ) {
     self.button = button
+    self.instance = instance
     self.client = client
     pairingFile = PairingFile(stateDirectory: stateDirectory, button: button.name)
     self.filter = filter
@@ -42,6 +45,8 @@ final class ButtonConnection {
     self.autoDisconnectSeconds = autoDisconnectSeconds
     self.events = events
   }
+
+  var pairCommand: String { "patchbay flic-ble pair \(instance) \(button.name) --address \(button.address)" }
 
   /// Wants BlueZ to scan: paired, not linked, not waiting for a retry.
   var wantsDevice: Bool { stored != nil && link == nil }
@@ -85,10 +90,8 @@ final class ButtonConnection {
     } catch {
       if !saidUnpaired {
         saidUnpaired = true
-        events.log(
-          .warning,
-          "\(button.name) (\(button.address)) is not paired: \(error); hold it 7 s and run "
-            + "`patchbay flic-ble pair \(button.name) --address \(button.address)`")
+        let why = error == .missing ? "is not paired yet" : "has no usable pairing (\(error))"
+        events.log(.warning, "\(button.name) (\(button.address)) \(why): hold it 7 s and run `\(pairCommand)`")
       }
       // Look again later without a file watcher: pairing is rare.
       retryTimer = client.bus.after(2) { [weak self] in
@@ -152,7 +155,7 @@ final class ButtonConnection {
       events.log(
         .error,
         "\(button.name) (\(button.address)) was reset by its owner and no longer knows this hub: hold it 7 s "
-          + "and run `patchbay flic-ble pair \(button.name) --address \(button.address)`")
+          + "and run `\(pairCommand)`")
       pairingFile.retire()
       stored = nil
       saidUnpaired = true

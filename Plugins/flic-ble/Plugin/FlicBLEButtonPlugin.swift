@@ -57,7 +57,7 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
       let client = BlueZClient(bus: bus)
       let buttons = config.buttons.enumerated().map { index, button in
         ButtonConnection(
-          button: button, client: client, stateDirectory: context.stateDirectory,
+          button: button, instance: context.instanceName, client: client, stateDirectory: context.stateDirectory,
           filter: PressFilter(exposeUpDown: config.exposeUpDown, maxQueuedAgeSeconds: config.maxQueuedAgeSeconds),
           trustedKeys: trusted, autoDisconnectSeconds: UInt16(config.autoDisconnectSeconds),
           events: .init(

@@ -30,7 +30,7 @@ Control channel: one command a line on standard input, each answered "ok" or "er
                                  as if a packet arrived mangled
 '''
 
-import json
+import os
 import subprocess
 import sys
 
@@ -388,17 +388,21 @@ def control(line):
         raise RuntimeError('unknown command ' + command)
 
 
-def on_stdin(source, _condition):
-    line = source.readline()
-    if not line:
+def on_stdin(_source, _condition):
+    # Raw reads: a buffered readline would keep further lines of one chunk until more input came.
+    data = os.read(sys.stdin.fileno(), 65536)
+    if not data:
         for button in buttons.values():
             button.process.kill()
         sys.exit(0)
-    try:
-        control(line.strip())
-        print('ok', flush=True)
-    except Exception as error:  # the test reads the reason
-        print('error ' + str(error).replace('\n', ' '), flush=True)
+    state['input'] = state.get('input', b'') + data
+    while b'\n' in state['input']:
+        line, state['input'] = state['input'].split(b'\n', 1)
+        try:
+            control(line.decode().strip())
+            print('ok', flush=True)
+        except Exception as error:  # the test reads the reason
+            print('error ' + str(error).replace('\n', ' '), flush=True)
     return True
 
 
