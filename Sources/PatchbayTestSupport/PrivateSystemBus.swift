@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -17,20 +18,36 @@ public final class PrivateSystemBus: Sendable {
   public let socket: String
   public var address: String { "unix:path=" + socket }
   public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
-  private let daemon: ChildProcess
+  private let daemon = Mutex<ChildProcess?>(nil)
 
   public init() throws {
     if let reason = Self.unavailable { throw ChildProcessError("PrivateSystemBus: \(reason)") }
     directory = try TemporaryDirectory("patchbay-bus")
     socket = directory.path + "/bus"
     try directory.write("bus.conf", AvahiUnderTest.busConfig(listen: socket))
-    daemon = try ChildProcess(
+    try start()
+  }
+
+  /// Starts dbus-daemon (again) and waits until it listens.
+  public func start() throws {
+    unlink(socket)
+    let process = try ChildProcess(
       AvahiUnderTest.dbusDaemon, ["--config-file=\(directory.path)/bus.conf", "--nofork", "--print-address=1"])
-    try daemon.waitForLine(containing: "unix:path=", within: 60)
+    daemon.withLock { $0 = process }
+    try process.waitForLine(containing: "unix:path=", within: 60)
+  }
+
+  /// Stops dbus-daemon: every client's connection breaks, as when the dbus package is upgraded.
+  public func stop() throws {
+    if let process = daemon.withLock({ current -> ChildProcess? in
+      defer { current = nil }; return current
+    }) {
+      _ = try process.terminate()
+    }
+    unlink(socket)
   }
 
   deinit {
-    _ = try? daemon.terminate()
-    unlink(socket)
+    try? stop()
   }
 }

@@ -19,14 +19,15 @@ final class BlueZStandIn: Sendable {
   let process: ChildProcess
   let logDirectory: TemporaryDirectory
 
-  init() throws {
-    bus = try PrivateSystemBus()
+  /// On `bus`, or on a new bus of its own.
+  init(bus: PrivateSystemBus? = nil) throws {
+    self.bus = try bus ?? PrivateSystemBus()
     logDirectory = try TemporaryDirectory("patchbay-bluez")
     let parameters = #"{"button_host": "\#(BuildProducts.executable("FlicBLEButtonHost"))"}"#
     process = try ChildProcess(
       Self.python,
       ["-m", "dbusmock", "--system", "-l", logDirectory.path + "/dbusmock.log", "-t", Self.template, "-p", parameters],
-      environment: bus.environment, standardError: .file(logDirectory.path + "/standin.err"), keepInputOpen: true)
+      environment: self.bus.environment, standardError: .file(logDirectory.path + "/standin.err"), keepInputOpen: true)
     try process.waitForLine(containing: "ready", within: 60)
   }
 
@@ -44,8 +45,11 @@ final class BlueZStandIn: Sendable {
     guard answer == "ok" else { throw ChildProcessError("stand-in: '\(command)' answered \(answer)\n\(log)") }
   }
 
-  deinit {
+  /// Ends bluetoothd and its buttons (they are gone with it).
+  func stop() {
     try? process.closeInput()
     _ = try? process.terminate()
   }
+
+  deinit { stop() }
 }

@@ -239,4 +239,28 @@ struct FlicBLEHubTests {
     #expect(hub.log.contains("patchbay flic-ble pair buttons bedside --address \(bedside)"))
     #expect(FileManager.default.fileExists(atPath: hub.stateDirectory + "/instances/buttons/bedside.flic2.reset"))
   }
+
+  @Test func aSystemBusRestartIsFollowedToTheNewBus() throws {
+    try startHub()
+    defer { _ = try? hub.stop() }
+    try pair()
+    try eventually("connected") { recorded("bedside_connected").last == "true" }
+    let pid = try hub.pid(of: "buttons")
+
+    bluez.stop()
+    try eventually("PEER says bluetoothd is gone") { peer() == "bluetoothd not running" }
+    try bluez.bus.stop()
+    try eventually("PEER says the bus is gone; log:\n\(hub.log)") { peer() == "no system bus" }
+    #expect(recorded("bedside_connected").last == "false")
+
+    // A new bus at the same address, and a new bluetoothd on it with a button at the same
+    // address: a different button, which does not know this hub's pairing.
+    try bluez.bus.start()
+    try eventually("PEER: the plugin is on the new bus") { peer() == "bluetoothd not running" }
+    let newBlueZ = try BlueZStandIn(bus: bluez.bus)
+    try eventually("PEER: the adapter of the new bluetoothd") { peer() == "hci0 on" }
+    try newBlueZ.control("add \(bedside)")
+    try eventually("the unknown pairing reported; log:\n\(hub.log)") { hub.log.contains("was reset by its owner") }
+    #expect(try hub.pid(of: "buttons") == pid, "the plugin process was not restarted")
+  }
 }
