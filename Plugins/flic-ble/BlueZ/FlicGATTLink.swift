@@ -142,6 +142,15 @@ public final class FlicGATTLink {
     send(writes)
   }
 
+  /// Without response ("command") where the characteristic offers it (fewer round trips), else
+  /// a write request: BlueZ refuses a type the characteristic's Flags do not list.
+  private var writeType: String {
+    guard let write = writeCharacteristic,
+      let flags = client.objects.property(write, BlueZNames.characteristic, "Flags")?.strings
+    else { return "command" }
+    return flags.contains("write-without-response") ? "command" : "request"
+  }
+
   private func send(_ writes: [[UInt8]]) {
     outgoing += writes
     pump()
@@ -153,7 +162,7 @@ public final class FlicGATTLink {
     let bytes = outgoing.removeFirst()
     client.bus.call(
       BlueZNames.service, write, BlueZNames.characteristic, "WriteValue",
-      [.bytes(bytes), .options(["type": .string("command")])]
+      [.bytes(bytes), .options(["type": .string(writeType)])]
     ) { [weak self] result in
       guard let self else { return }
       self.writing = false

@@ -243,12 +243,17 @@ def ReadValue(char, _options):
     return dbus.Array(char.props[CHAR_IFACE]['Value'], signature='y')
 
 
-def WriteValue(char, value, _options):
+def WriteValue(char, value, options):
     button = char.button
     if not button.connected:
         raise bluez_error('NotConnected', 'Not Connected')
     if len(value) > ATT_MTU - 3:
         raise bluez_error('InvalidValueLength', 'Invalid Length')
+    kind = str(options.get('type', 'request'))
+    flags = char.props[CHAR_IFACE]['Flags']
+    if kind not in ('command', 'request', 'reliable') or \
+            (kind == 'command' and 'write-without-response' not in flags) or (kind == 'request' and 'write' not in flags):
+        raise bluez_error('NotSupported', 'Operation is not supported')
     notifications, _ = button.command('write ' + bytes(value).hex())
     # Notifications go out after the write's answer, as a real button's come after the ATT write.
     GLib.idle_add(lambda: button.deliver(notifications) and False)
