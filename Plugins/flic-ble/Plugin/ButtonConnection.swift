@@ -27,6 +27,7 @@ final class ButtonConnection {
   private var stored: StoredButton?
   private var link: FlicGATTLink?
   private var retryTimer: UInt64?
+  private var batteryTimer: UInt64?
   private var failuresInARow = 0
   private var connected: Bool?
   private var saidUnpaired = false
@@ -62,6 +63,7 @@ final class ButtonConnection {
     link?.close()
     link = nil
     if let retryTimer { client.bus.cancel(retryTimer) }
+    if let batteryTimer { client.bus.cancel(batteryTimer) }
   }
 
   /// After any change of BlueZ's state.
@@ -132,7 +134,7 @@ final class ButtonConnection {
         "\(button.name) connected\(failures > 0 ? " after \(failures) failed attempts" : "")"
           + "\(bootChanged ? " (the button restarted: a new battery?)" : "")\(queued ? "; queued presses follow" : "")")
       setConnected(true)
-      link?.request(.getBatteryLevel)
+      askForBattery()
     case .button(let press):
       switch filter.translate(press) {
       case .publish(let value): events.button(value)
@@ -172,9 +174,21 @@ final class ButtonConnection {
     }
   }
 
+  /// Now, and every hour while linked: a button that never disconnects reports its battery only when asked.
+  private func askForBattery() {
+    if let batteryTimer { client.bus.cancel(batteryTimer) }
+    link?.request(.getBatteryLevel)
+    batteryTimer = client.bus.after(3600) { [weak self] in
+      guard let self, self.link != nil else { return }
+      self.askForBattery()
+    }
+  }
+
   private func linkEnded(_ reason: String) {
     guard link != nil else { return }
     link = nil
+    if let batteryTimer { client.bus.cancel(batteryTimer) }
+    batteryTimer = nil
     setConnected(false)
     failuresInARow += 1
     // Short steps: a button comes back in range any moment, and its queued presses wait.
