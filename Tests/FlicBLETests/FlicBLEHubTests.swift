@@ -196,6 +196,8 @@ struct FlicBLEHubTests {
 
     try bluez.control("remove-adapter")
     try eventually("PEER says there is no adapter") { peer() == "no Bluetooth adapter" }
+    let noAdapter = try tool("scan", "--seconds", "1")
+    #expect(noAdapter.status == 1 && noAdapter.output.contains("BlueZ has no Bluetooth adapter"), "\(noAdapter.output)")
     try eventually("disconnected") { recorded("bedside_connected").last == "false" }
     try bluez.control("add-adapter")
     try eventually("connected on the new adapter") { recorded("bedside_connected").last == "true" }
@@ -204,6 +206,10 @@ struct FlicBLEHubTests {
 
     try bluez.control("power-off")
     try eventually("PEER says the adapter is off") { peer() == "hci0 off" }
+    let off = try tool("scan", "--seconds", "1")
+    #expect(
+      off.status == 1 && off.output.contains("the Bluetooth adapter hci0 is off: bluetoothctl power on"),
+      "\(off.output)")
     try eventually("disconnected") { recorded("bedside_connected").last == "false" }
     try bluez.control("power-on")
     try eventually("connected once the adapter is on") { recorded("bedside_connected").last == "true" }

@@ -54,7 +54,11 @@ final class BlueZToolSession: Sendable {
                 return
               }
               guard client.objects.isPowered(adapter) else {
-                outcome.set(.failure(ToolFailure("the Bluetooth adapter \(adapter) is off: bluetoothctl power on")))
+                outcome.set(
+                  .failure(
+                    ToolFailure(
+                      "the Bluetooth adapter \(adapter.split(separator: "/").last ?? "") is off: bluetoothctl power on")
+                  ))
                 return
               }
               outcome.set(.success(adapter))
