@@ -79,25 +79,36 @@ final class BlueZToolSession: Sendable {
 
   func close() { bus.stop() }
 
-  /// Buttons advertising the Flic service during `seconds` of discovery.
-  func scan(seconds: Double) -> [String] {
-    let outcome = Outcome<[String]>()
+  /// Buttons advertising the Flic service during `seconds` of discovery (counted from when BlueZ
+  /// has started it).
+  func scan(seconds: Double) throws -> [String] {
+    let outcome = Outcome<Result<[String], ToolFailure>>()
     let client = self.client
     let adapter = self.adapter
     bus.perform { [bus] in
-      startDiscovery(bus: bus, adapter: adapter) { _ in }
-      bus.after(seconds) {
-        let objects = client.objects
-        outcome.set(
-          objects.devices(advertising: BlueZNames.flicService).map { path in
-            let address = objects.property(path, BlueZNames.device, "Address")?.string ?? "?"
-            let rssi = objects.property(path, BlueZNames.device, "RSSI")?.int.map { "  RSSI \($0)" } ?? ""
-            return "\(address)  \(objects.property(path, BlueZNames.device, "Name")?.string ?? "")\(rssi)"
-          })
-        bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StopDiscovery") { _ in }
+      startDiscovery(bus: bus, adapter: adapter) { error in
+        if let error, error.name != "org.bluez.Error.InProgress" {
+          outcome.set(.failure(ToolFailure("cannot scan: \(BlueZErrorText.explain(error))")))
+          return
+        }
+        bus.after(seconds) {
+          let objects = client.objects
+          outcome.set(
+            .success(
+              objects.devices(advertising: BlueZNames.flicService).map { path in
+                let address = objects.property(path, BlueZNames.device, "Address")?.string ?? "?"
+                let rssi = objects.property(path, BlueZNames.device, "RSSI")?.int.map { "  RSSI \($0)" } ?? ""
+                return "\(address)  \(objects.property(path, BlueZNames.device, "Name")?.string ?? "")\(rssi)"
+              }))
+          bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StopDiscovery") { _ in }
+        }
       }
     }
-    return outcome.wait(seconds: seconds + 30) ?? []
+    switch outcome.wait(seconds: seconds + 60) {
+    case .success(let found)?: return found
+    case .failure(let failure)?: throw fail(failure.description)
+    case nil: throw fail("BlueZ did not answer the scan in time")
+    }
   }
 
   /// Finds the button, connects, runs full verify; returns what to store.

@@ -58,7 +58,7 @@ struct FlicBLEScanCommand: ParsableCommand {
     let session = try BlueZToolSession.open()
     defer { session.close() }
     say("scanning for \(Int(seconds)) s on \(session.adapterName): press a button, or hold it 7 s to pair it")
-    let found = session.scan(seconds: seconds)
+    let found = try session.scan(seconds: seconds)
     if found.isEmpty { say("no Flic 2 button found") }
     for button in found { say(button) }
   }
