@@ -33,6 +33,9 @@ let package = Package(
     swiftPlugin("flic", target: "FlicPluginEntry"),
     // `patchbay flic scan|list` runs it: the hub's binary links no SwiftNIO.
     .executable(name: "patchbay-flic", targets: ["FlicTool"]),
+    swiftPlugin("flic-ble", target: "FlicBLEPluginEntry"),
+    // `patchbay flic-ble scan|pair|unpair|list` runs it.
+    .executable(name: "patchbay-flic-ble", targets: ["FlicBLETool"]),
     swiftPlugin("homebridge-websocket", target: "HomebridgePluginEntry"),
     swiftPlugin("hue", target: "HuePluginEntry"),
     // `patchbay hue pair` runs it: the hub's binary links no HTTP client.
@@ -227,6 +230,29 @@ let package = Package(
     .executableTarget(
       name: "FlicBLEButtonHost", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"],
       path: "Plugins/flic-ble/SimulatorHost", swiftSettings: strict),
+    // sd-bus (Debian libsystemd-dev) through pkg-config: the system bus, where BlueZ lives.
+    .systemLibrary(
+      name: "CSystemdBus", path: "Plugins/flic-ble/CSystemdBus", pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]),
+    // BlueZ's D-Bus API through sd-bus, and one GATT link driving a FlicBLECentral: plugin and tool share it.
+    .target(
+      name: "FlicBLEBlueZ", dependencies: ["CSystemdBus", "FlicBLEProtocol"], path: "Plugins/flic-ble/BlueZ",
+      swiftSettings: strict),
+    // Flic 2 buttons through BlueZ: one GATT link per button, presses to the flic plugin's ports.
+    .target(
+      name: "FlicBLEPlugin", dependencies: ["FlicBLEBlueZ", "FlicBLEProtocol", "PatchbayPluginKit"],
+      path: "Plugins/flic-ble/Plugin", swiftSettings: strict),
+    .target(
+      name: "FlicBLEPluginEntry", dependencies: ["FlicBLEPlugin"], path: "Plugins/flic-ble/Entry",
+      swiftSettings: strict, linkerSettings: pluginExports),
+    // `patchbay flic-ble scan|pair|unpair|list` runs it: the protocol and the transport, not the plugin.
+    .executableTarget(
+      name: "FlicBLETool",
+      dependencies: [
+        "FlicBLEBlueZ", "FlicBLEProtocol", "PatchbayValues",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Plugins/flic-ble/Tool", swiftSettings: strict),
     // Homebridge-websocket messages, JSON coding, HAP characteristic metadata; plugin and simulator share it.
     .target(
       name: "HomebridgeProtocol", dependencies: ["PatchbayValues"], path: "Plugins/homebridge-websocket/Protocol",
@@ -481,7 +507,10 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "FlicBLETests",
-      dependencies: ["FlicBLEProtocol", "FlicBLESimulator", .product(name: "Crypto", package: "swift-crypto")],
+      dependencies: [
+        "FlicBLEProtocol", "FlicBLESimulator", "FlicBLEBlueZ", "FlicBLEPlugin", "PatchbayTestSupport",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
       exclude: ["Vectors", "Scripts"], swiftSettings: strict),
     .testTarget(
       name: "HomebridgeTests",

@@ -10,7 +10,7 @@ import PatchbayHub
 // plugin as its own program (`patchbay-flic`, `patchbay-hue`, installed with the plugin's
 // package), so the hub's binary links neither SwiftNIO nor an HTTP client; these run them.
 let pluginHelperCommands: [any ParsableCommand.Type] = [
-  FlicHelper.self, HueHelper.self, HomeKitHelper.self, HomeKitControllerHelper.self,
+  FlicHelper.self, FlicBLEHelper.self, HueHelper.self, HomeKitHelper.self, HomeKitControllerHelper.self,
 ]
 
 struct FlicHelper: ParsableCommand {
@@ -19,6 +19,21 @@ struct FlicHelper: ParsableCommand {
   @Argument(parsing: .captureForPassthrough, help: "scan | list, and their options") var arguments: [String] = []
 
   func run() throws { try PluginHelper.exec("patchbay-flic", package: "patchbay-plugin-flic", arguments) }
+}
+
+struct FlicBLEHelper: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "flic-ble",
+    abstract: "Pair Flic 2 buttons through BlueZ (runs patchbay-flic-ble: scan, pair INSTANCE NAME --address A, "
+      + "unpair INSTANCE NAME, list INSTANCE; --config FILE).")
+  @Argument(parsing: .captureForPassthrough, help: "scan | pair | unpair | list, INSTANCE, and their options")
+  var arguments: [String] = []
+
+  func run() throws {
+    try PluginHelper.exec(
+      "patchbay-flic-ble", package: "patchbay-plugin-flic-ble",
+      try PluginHelper.withStateDirectory(arguments, plugin: "flic-ble"))
+  }
 }
 
 struct HueHelper: ParsableCommand {

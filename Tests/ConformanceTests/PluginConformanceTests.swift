@@ -124,7 +124,8 @@ import Testing
   /// Every bundled plugin passes with its shipped example config (etc/plugins/NAME.toml): the
   /// peers it would talk to are absent, which a plugin must survive.
   static let bundled = [
-    "example-c", "example-swift", "flic", "homebridge-websocket", "homekit", "hue", "party-lights", "schedule", "mqtt",
+    "example-c", "example-swift", "flic", "flic-ble", "homebridge-websocket", "homekit", "hue", "party-lights",
+    "schedule", "mqtt",
     "python",
   ]
 

@@ -27,7 +27,18 @@ func writeLine(_ text: String, to descriptor: Int32) {
 
 func print(_ text: String) { writeLine(text, to: 1) }
 
-var button = SimulatedFlicButton(factoryKey: SimulatedFlicButton.testFactoryKey())
+/// `--address AA:BB:CC:DD:EE:FF` gives the button another address (a stand-in with several buttons).
+func identity() -> SimulatedFlicButton.Identity {
+  var identity = SimulatedFlicButton.Identity()
+  let arguments = CommandLine.arguments
+  if let index = arguments.firstIndex(of: "--address"), index + 1 < arguments.count {
+    let parts = arguments[index + 1].split(separator: ":").compactMap { UInt8($0, radix: 16) }
+    if parts.count == 6 { identity.address = parts.reversed() }
+  }
+  return identity
+}
+
+var button = SimulatedFlicButton(identity: identity(), factoryKey: SimulatedFlicButton.testFactoryKey())
 
 func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
 
