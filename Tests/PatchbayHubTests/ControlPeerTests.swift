@@ -1,5 +1,9 @@
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @testable import PatchbayHub
 
 /// Who is on the other end of a control connection: any doubt about the lineage refuses.
@@ -45,5 +49,14 @@ import Testing
 
   @Test func aCycleOrEndlessChainIsRefused() {
     #expect(ControlPeer.lineage(of: 30, hub: 10) { $0 == 30 ? 31 : 30 } == .vanished(30))
+  }
+
+  /// A live process without a /proc entry here (another user namespace under ProtectProc=invisible:
+  /// patchbay-web, the unit's ExecReload) is an outsider; one that is really gone is not.
+  @Test func aLivePeerHiddenFromProcIsInvisibleAndAGoneOneIsNot() {
+    #expect(ControlPeer.isInvisible(getpid()) { _ in nil })
+    #expect(!ControlPeer.isInvisible(getpid()))
+    #expect(!ControlPeer.isInvisible(pid_t(Int32.max - 1)) { _ in nil })
+    #expect(!ControlPeer.isInvisible(1) { _ in nil })
   }
 }
