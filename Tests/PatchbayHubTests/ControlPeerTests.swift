@@ -1,10 +1,10 @@
 import Testing
 
-@testable import PatchbayHub
-
 #if canImport(Glibc)
   import Glibc
 #endif
+
+@testable import PatchbayHub
 
 /// Who is on the other end of a control connection: any doubt about the lineage refuses.
 @Suite struct ControlPeerTests {
@@ -70,5 +70,14 @@ import Testing
     defer { close(probe[0]) }
     close(probe[1])
     #expect(!ControlServer.hasSentData(probe[0]))  // closed without writing: end of file
+  }
+
+  /// A live process without a /proc entry here (another user namespace under ProtectProc=invisible:
+  /// patchbay-web, the unit's ExecReload) is an outsider; one that is really gone is not.
+  @Test func aLivePeerHiddenFromProcIsInvisibleAndAGoneOneIsNot() {
+    #expect(ControlPeer.isInvisible(getpid()) { _ in nil })
+    #expect(!ControlPeer.isInvisible(getpid()))
+    #expect(!ControlPeer.isInvisible(pid_t(Int32.max - 1)) { _ in nil })
+    #expect(!ControlPeer.isInvisible(1) { _ in nil })
   }
 }

@@ -24,7 +24,24 @@ enum ControlPeer: Equatable {
     // Plugins run as the hub's user (no new privileges under the unit); another user's CLI may
     // be invisible in /proc (ProtectProc=invisible), which must not read as gone.
     if credentials.uid != geteuid() { return .outsider }
-    return lineage(of: credentials.pid, hub: getpid())
+    let decided = lineage(of: credentials.pid, hub: getpid())
+    if case .vanished(let pid) = decided, isInvisible(pid) { return .outsider }
+    return decided
+  }
+
+  /// Alive, but without an entry in this /proc: a process of the same user in another user
+  /// namespace, hidden by the unit's ProtectProc=invisible. Under systemd every service with
+  /// PrivateUsers=yes gets a user namespace of its own, and so does each of its Exec commands:
+  /// patchbay-web.service and the hub's own `ExecReload=patchbay reload` connect from one
+  /// (issue 45, item 13: those were refused as "gone before it could be checked", and
+  /// `systemctl reload patchbay` failed). Such a process is never the hub's descendant: a child
+  /// stays in its parent's user namespace, the unit's RestrictNamespaces=yes forbids making a
+  /// new one, and the plugin host's seccomp filter does too; so the hub's descendants are
+  /// always visible to it, and an invisible live peer is an outsider.
+  static func isInvisible(_ pid: pid_t, parent: (pid_t) -> pid_t? = parent(of:)) -> Bool {
+    guard pid > 1, parent(pid) == nil else { return false }
+    // kill(pid, 0): whether the process exists (EPERM: it does, of another user).
+    return kill(pid, 0) == 0 || errno == EPERM
   }
 
   /// Walks from `peer` up to init or the hub. Any doubt refuses: a process that cannot be read
