@@ -104,7 +104,8 @@ public final class AiohomekitController: Sendable {
       throw Failure(type: "exited", message: "\(error); output:\n\(process.output)")
     }
     var answer: JSONValue?
-    try eventually("an answer to \(text); the controller's output (stderr merged):\n\(process.output)", within: seconds) {
+    try eventually("an answer to \(text); the controller's output (stderr merged):\n\(process.output)", within: seconds)
+    {
       answer = process.lines.dropFirst(before).lazy.compactMap(JSONValue.parse).first {
         $0["ok"] != nil || $0["error"] != nil
       }

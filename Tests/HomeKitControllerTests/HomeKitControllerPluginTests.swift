@@ -1,7 +1,7 @@
-import HomeKitControllerProtocol
 import Foundation
 import HAP
 import HomeKitControllerPlugin
+import HomeKitControllerProtocol
 import PatchbayTestSupport
 import PatchbayValues
 import Testing

@@ -1,6 +1,6 @@
-import HomeKitControllerProtocol
 import Foundation
 import HomeKitControllerPlugin
+import HomeKitControllerProtocol
 import PatchbayTestSupport
 import PatchbayValues
 import Testing

@@ -1,5 +1,5 @@
-import HomeKitControllerProtocol
 import HomeKitControllerPlugin
+import HomeKitControllerProtocol
 import PatchbayValues
 import Testing
 

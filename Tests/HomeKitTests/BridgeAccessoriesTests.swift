@@ -1,5 +1,5 @@
-import HomeKitProtocol
 import HAP
+import HomeKitProtocol
 import PatchbayPluginKit
 import PatchbayValues
 import Synchronization

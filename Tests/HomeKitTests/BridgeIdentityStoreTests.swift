@@ -1,6 +1,6 @@
-import HomeKitProtocol
 import Foundation
 import HAP
+import HomeKitProtocol
 import PatchbayTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
-import HomeKitProtocol
 import ChildProcesses
 import Foundation
 import HAP
+import HomeKitProtocol
 import PatchbayTestSupport
 import Testing
 

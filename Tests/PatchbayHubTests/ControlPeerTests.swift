@@ -1,10 +1,10 @@
 import Testing
 
+@testable import PatchbayHub
+
 #if canImport(Glibc)
   import Glibc
 #endif
-
-@testable import PatchbayHub
 
 /// Who is on the other end of a control connection: any doubt about the lineage refuses.
 @Suite struct ControlPeerTests {

@@ -1,5 +1,5 @@
-import HomeKitControllerProtocol
 import HAP
+import HomeKitControllerProtocol
 import PatchbayPluginKit
 import Synchronization
 

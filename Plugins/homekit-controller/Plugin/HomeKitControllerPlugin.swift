@@ -1,7 +1,7 @@
-import HomeKitControllerProtocol
 import Dispatch
 import Foundation
 import HAP
+import HomeKitControllerProtocol
 import Logging
 import NIOPosix
 import PatchbayPluginKit

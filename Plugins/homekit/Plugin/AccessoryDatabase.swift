@@ -1,6 +1,6 @@
-import HomeKitProtocol
 import Crypto
 import HAP
+import HomeKitProtocol
 import PatchbayValues
 
 /// The bridge's accessory database: aid 1 is the bridge (Accessory Information, Protocol

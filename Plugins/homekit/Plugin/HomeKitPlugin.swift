@@ -1,7 +1,7 @@
-import HomeKitProtocol
 import Foundation
 import HAP
 import HAPDiscovery
+import HomeKitProtocol
 import Logging
 import NIOCore
 import NIOPosix

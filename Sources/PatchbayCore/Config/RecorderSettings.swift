@@ -99,6 +99,8 @@ public struct RecorderSettings: Sendable, Equatable {
   /// `INSTANCE.PORT` with `*` allowed anywhere: a dot, and nothing but name characters.
   static func isValidPattern(_ text: String) -> Bool {
     guard text.contains(".") || text.contains("*") else { return false }
-    return text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "_.*".unicodeScalars.contains($0) }
+    return text.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("0"..."9").contains($0) || "_.*".unicodeScalars.contains($0)
+    }
   }
 }

@@ -39,7 +39,10 @@ final class HistoryFeed: Sendable {
     if settings.ports == nil {
       // A port the last `status` did not have (a reload added it): ask again, at most every 10 s.
       let (state, stale) = ports.withLock { ports in
-        (ports.stateOutputs.contains(address), !ports.known.contains(address) && ContinuousClock.now - ports.lastRefresh > .seconds(10))
+        (
+          ports.stateOutputs.contains(address),
+          !ports.known.contains(address) && ContinuousClock.now - ports.lastRefresh > .seconds(10)
+        )
       }
       if stale { refreshPorts() }
       isStateOutput = state || (stale && ports.withLock { $0.stateOutputs.contains(address) })

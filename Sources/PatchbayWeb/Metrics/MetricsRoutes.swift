@@ -12,7 +12,8 @@ struct MetricsRoutes: Sendable {
     router.get("metrics") { _, _ in
       let status = try? await hub.request(ControlRequest(command: .status)).status
       return APIResponse.text(
-        MetricsExposition.render(status, recorder: history?.recorder), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        MetricsExposition.render(status, recorder: history?.recorder),
+        contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
   }
 }
