@@ -5,12 +5,8 @@ import PatchbayValues
 /// collecting every structural problem instead of stopping at the first.
 public struct ConfigLoader: Sendable {
   /// Keys of an instance section that belong to the hub, not to the plugin.
-  public static let hubInstanceKeys = [
-    "plugin", "log_level", "restart", "backoff_initial_ms", "backoff_max_ms", "max_restarts", "restart_window_s",
-    "stable_after_s", "heartbeat_interval_ms", "hang_timeout_ms", "stop_timeout_ms", "memory_limit_mb", "open_files",
-    "memory_max_mb", "pids_max", "cpu_weight",
-    "queue_size", "sandbox", "room",
-  ]
+  public static let hubInstanceKeys =
+    ["plugin", "log_level", "restart"] + SupervisionKey.all.map(\.name) + ["sandbox", "room"]
   package static let hubKeys = ["state_directory", "control_socket", "plugin_path", "log_level"]
   /// Most bytes an instance's own config may take as JSON: it goes to the plugin host in the
   /// load request, one wire frame (`WireProtocol.maximumFrameBytes`, with paths beside it).
@@ -220,103 +216,10 @@ public struct ConfigLoader: Sendable {
             + " of a-z, 0-9 and _ (no dots, spaces or control characters)"))
       return nil
     }
-    let count = diagnostics.count
-    var plugin: String?
-    var logLevel = "info"
-    var supervision = SupervisionSettings()
-    var sandbox = SandboxSettings()
-    var room: String?
-    var own: [(String, JSONValue)] = []
-    func number(_ key: String, _ value: JSONValue, min lower: Double, max upper: Double) -> Double? {
-      guard let number = value.doubleValue, number >= lower, number <= upper else {
-        diagnostics.append(
-          ConfigDiagnostic(
-            file: file, key: "\(prefix).\(key)", message: "must be a number from \(Int(lower)) to \(Int(upper))"))
-        return nil
-      }
-      return number
-    }
-    for (key, value) in members {
-      switch key {
-      case "plugin":
-        if case .string(let text) = value, !text.isEmpty {
-          plugin = text
-        } else {
-          diagnostics.append(ConfigDiagnostic(file: file, key: "\(prefix).plugin", message: "must be a plugin name"))
-        }
-      case "log_level":
-        if case .string(let level) = value, Self.logLevels.contains(level) {
-          logLevel = level
-        } else {
-          diagnostics.append(
-            ConfigDiagnostic(
-              file: file, key: "\(prefix).log_level",
-              message: "must be one of \(Self.logLevels.joined(separator: ", "))"))
-        }
-      case "restart":
-        if case .string(let text) = value, let policy = RestartPolicy(rawValue: text) {
-          supervision.restart = policy
-        } else {
-          diagnostics.append(
-            ConfigDiagnostic(
-              file: file, key: "\(prefix).restart", message: "must be \"permanent\", \"transient\" or \"temporary\""))
-        }
-      case "backoff_initial_ms":
-        number(key, value, min: 0, max: 3_600_000).map { supervision.backoffInitial = $0 / 1000 }
-      case "backoff_max_ms": number(key, value, min: 0, max: 86_400_000).map { supervision.backoffMax = $0 / 1000 }
-      case "max_restarts": number(key, value, min: 0, max: 1_000_000).map { supervision.maxRestarts = Int($0) }
-      case "restart_window_s": number(key, value, min: 1, max: 86_400).map { supervision.restartWindow = $0 }
-      case "stable_after_s": number(key, value, min: 0, max: 86_400).map { supervision.stableAfter = $0 }
-      case "heartbeat_interval_ms":
-        number(key, value, min: 50, max: 3_600_000).map { supervision.heartbeatInterval = $0 / 1000 }
-      case "hang_timeout_ms":
-        number(key, value, min: 100, max: 3_600_000).map { supervision.hangTimeout = $0 / 1000 }
-      case "stop_timeout_ms": number(key, value, min: 0, max: 600_000).map { supervision.stopTimeout = $0 / 1000 }
-      case "memory_limit_mb": number(key, value, min: 0, max: 1_048_576).map { supervision.memoryLimitMB = Int($0) }
-      case "memory_max_mb": number(key, value, min: 16, max: 1_048_576).map { supervision.memoryMaxMB = Int($0) }
-      case "pids_max": number(key, value, min: 16, max: 4_194_304).map { supervision.pidsMax = Int($0) }
-      // cgroup v2's range; 100 is every process's share by default.
-      case "cpu_weight": number(key, value, min: 1, max: 10_000).map { supervision.cpuWeight = Int($0) }
-      case "open_files": number(key, value, min: 0, max: 1_048_576).map { supervision.openFiles = Int($0) }
-      case "queue_size": number(key, value, min: 1, max: 1_000_000).map { supervision.queueSize = Int($0) }
-      case "sandbox": sandbox = SandboxSettings.parse(value, prefix: "\(prefix).sandbox", file: file, &diagnostics)
-      case "room":
-        if case .string(let text) = value, Self.isRoomName(text) {
-          room = text
-        } else {
-          diagnostics.append(
-            ConfigDiagnostic(
-              file: file, key: "\(prefix).room",
-              message: "must be a room's name, 1-64 characters without control characters, like \"Bedroom\""))
-        }
-      default:
-        own.append((key, value))
-      }
-    }
-    guard let plugin else {
-      if diagnostics.count == count {
-        diagnostics.append(
-          ConfigDiagnostic(
-            file: file, key: "\(prefix).plugin", message: "missing required key: the plugin this instance runs"))
-      }
-      return nil
-    }
-    let configBytes = JSONValue.object(own).description.utf8.count
-    if configBytes > Self.maximumInstanceConfigBytes {
-      let sizes = own.map { ($0.0, $0.1.description.utf8.count) }
-      let (key, bytes) = sizes.max { $0.1 < $1.1 } ?? ("", 0)
-      diagnostics.append(
-        ConfigDiagnostic(
-          file: file, key: "\(prefix).\(key)",
-          message: "too big: the instance's own config is \(configBytes / 1024) KiB (this key \(bytes / 1024) KiB);"
-            + " it may be at most \(Self.maximumInstanceConfigBytes / 1024) KiB, as it travels to the plugin in one"
-            + " message: keep bulky data in a file and give its path"))
-    }
-    guard diagnostics.count == count else { return nil }
-    var spec = InstanceSpec(
-      name: name, plugin: plugin, logLevel: logLevel, supervision: supervision, pluginConfig: .object(own), file: file,
-      sandbox: sandbox)
-    spec.room = room
+    var reader = InstanceTableReader(prefix: prefix, file: file)
+    for (key, value) in members { reader.read(key, value) }
+    let spec = reader.spec(name: name)
+    diagnostics += reader.diagnostics
     return spec
   }
 
@@ -330,93 +233,25 @@ public struct ConfigLoader: Sendable {
   package func parseRoute(_ entry: JSONValue, index: Int, file: String, _ diagnostics: inout [ConfigDiagnostic])
     -> RouteSpec?
   {
-    let key = "routes[\(index + 1)]"
     guard case .object(let members) = entry else {
-      diagnostics.append(ConfigDiagnostic(file: file, key: key, message: "must be a table"))
+      diagnostics.append(ConfigDiagnostic(file: file, key: "routes[\(index + 1)]", message: "must be a table"))
       return nil
     }
-    let count = diagnostics.count
-    func fail(_ field: String, _ message: String) {
-      diagnostics.append(ConfigDiagnostic(file: file, key: "\(key).\(field)", message: message))
-    }
-    func addresses(_ field: String, _ value: JSONValue?) -> [PortAddress] {
-      guard let value else { return [] }
-      let texts: [JSONValue]
-      if case .array(let items) = value { texts = items } else { texts = [value] }
-      var result: [PortAddress] = []
-      for text in texts {
-        guard case .string(let string) = text, let address = PortAddress(string) else {
-          fail(field, "must be \"INSTANCE.PORT\" or an array of them, got \(text.description)")
-          continue
-        }
-        result.append(address)
-      }
-      return result
-    }
-    for (name, _) in members where !Self.routeKeys.contains(name) {
-      fail(name, "unknown route key\(Suggestion.hint(for: name, in: Self.routeKeys))")
-    }
-    var from: PortAddress?
-    switch entry["from"] {
-    case .string(let text)?:
-      from = PortAddress(text)
-      if from == nil { fail("from", "must be \"INSTANCE.PORT\", got \"\(text)\"") }
-    case nil: fail("from", "missing required key: the output port this route reads")
-    case let other?: fail("from", "must be \"INSTANCE.PORT\", got \(other.description)")
-    }
-    let to = addresses("to", entry["to"])
-    let cycleTo = addresses("cycle_to", entry["cycle_to"])
-    if entry["to"] == nil, entry["cycle_to"] == nil {
-      fail("to", "missing required key: the input port(s) this route writes")
-    }
-    if entry["to"] != nil, entry["cycle_to"] != nil { fail("cycle_to", "use either `to` or `cycle_to`, not both") }
-    if let cycle = entry["cycle_to"], case .array(let items) = cycle, items.count < 2 {
-      fail("cycle_to", "needs at least two targets to alternate between")
-    }
-    var filter: [JSONValue]?
-    if let value = entry["filter"] {
-      if case .array(let items) = value, !items.isEmpty {
-        filter = items
-      } else {
-        fail("filter", "must be a non-empty array of values to pass, e.g. [\"click\"]")
-      }
-    }
-    var map: [(String, JSONValue)]?
-    if let value = entry["map"] {
-      if case .object(let pairs) = value, !pairs.isEmpty {
-        map = pairs
-      } else {
-        fail("map", "must be a table from input value to output value, e.g. { click = true }")
-      }
-    }
-    var cycle: [JSONValue]?
-    if let value = entry["cycle"] {
-      if case .array(let items) = value, items.count >= 2 {
-        cycle = items
-      } else {
-        fail("cycle", "must be an array of at least two values to step through")
-      }
-    }
-    var momentary: RouteSpec.Momentary?
-    if let value = entry["momentary"] {
-      if let reset = value["reset"], let after = value["after_ms"]?.doubleValue, after >= 0, after <= 86_400_000 {
-        momentary = RouteSpec.Momentary(reset: reset, afterMs: Int(after))
-      } else {
-        fail("momentary", "must be { reset = VALUE, after_ms = MILLISECONDS }")
-      }
-    }
-    var name: String?
-    if let value = entry["name"] {
-      if case .string(let text) = value { name = text } else { fail("name", "must be a string") }
-    }
-    var when: RouteCondition?
-    if let value = entry["when"] {
-      switch RouteCondition.parse(value) {
-      case .success(let condition): when = condition
-      case .failure(let error): fail("when", error.message)
-      }
-    }
-    guard diagnostics.count == count, let from else { return nil }
+    // Field by field in the order a reader meets them, so the mistakes are listed that way.
+    var reader = RouteTableReader(entry, index: index, file: file)
+    reader.unknownKeys(members)
+    let from = reader.from()
+    let to = reader.addresses("to")
+    let cycleTo = reader.addresses("cycle_to")
+    reader.checkTargets()
+    let filter = reader.array("filter", minimum: 1, "must be a non-empty array of values to pass, e.g. [\"click\"]")
+    let map = reader.map()
+    let cycle = reader.array("cycle", minimum: 2, "must be an array of at least two values to step through")
+    let momentary = reader.momentary()
+    let name = reader.name()
+    let when = reader.condition()
+    diagnostics += reader.diagnostics
+    guard reader.diagnostics.isEmpty, let from else { return nil }
     return RouteSpec(
       index: index, name: name, from: from, to: to, cycleTo: cycleTo, filter: filter, map: map, value: entry["value"],
       cycle: cycle, momentary: momentary, when: when, file: file)
