@@ -36,7 +36,8 @@ func identity() -> SimulatedFlicButton.Identity {
     let model = SimulatedFlicButton.Model(rawValue: arguments[index + 1])
   {
     identity.model = model
-    identity.serialNumber = model == .duo ? "BD00-D00001" : identity.serialNumber
+    // pyflic-ble tells a Duo by its serial number's first letter, D.
+    identity.serialNumber = model == .duo ? "DD00-C00001" : identity.serialNumber
   }
   if let index = arguments.firstIndex(of: "--address"), index + 1 < arguments.count {
     let parts = arguments[index + 1].split(separator: ":").compactMap { UInt8($0, radix: 16) }
