@@ -16,6 +16,10 @@ struct DemoCommand: ParsableCommand {
   @Flag(help: "The story without HomeKit: the button toggles the hub's own scenes, a schedule lights the hall.")
   var standalone = false
 
+  @Flag(
+    help: "The story with a simulated Flic 2 through a BlueZ stand-in on a private system bus (flic-ble, no flicd).")
+  var ble = false
+
   @Option(help: "Keep the demo's files (config, state, hub log) in this directory.")
   var directory: String?
 
@@ -23,6 +27,7 @@ struct DemoCommand: ParsableCommand {
     var arguments = ["demo"]
     if interactive { arguments.append("--interactive") }
     if standalone { arguments.append("--standalone") }
+    if ble { arguments.append("--ble") }
     if let directory { arguments += ["--directory", directory] }
     try PluginHelper.exec("patchbay-sim", package: "patchbay-sim", arguments)
   }

@@ -13,6 +13,9 @@ import Testing
     #expect(config.buttons.first?.address.description == "80:E4:DA:71:B6:8E")
     #expect(config.maxQueuedAgeSeconds == 5)
     #expect(config.testFactoryKey == nil)
+    #expect(config.buttons.first?.model == .flic2)
+    let duo = try FlicBLEConfig(json: #"{"buttons":[{"name":"desk","address":"80:e4:da:71:b6:8f","model":"duo"}]}"#)
+    #expect(duo.buttons.first?.model == .duo)
   }
 
   @Test(arguments: [
@@ -26,6 +29,10 @@ import Testing
     ),
     (#"{}"#, "missing required key 'buttons'"),
     (#"{"buttons":[],"test_factory_key":"abcd"}"#, "must be 64 hex digits"),
+    (
+      #"{"buttons":[{"name":"a","address":"80:e4:da:71:b6:8e","model":"trio"}]}"#,
+      #"buttons.0.model 'trio' is not a Flic model this plugin knows: use "flic2" or "duo""#
+    ),
   ])
   func refusesWithTheKeyAndWhatIsRight(_ json: String, _ message: String) {
     #expect {

@@ -99,6 +99,8 @@ struct FlicBLEHubTests {
     try eventually("the plugin says the button is unpaired") {
       hub.log.contains("bedside (\(bedside)) is not paired yet")
     }
+    // The probe records the plugin's first value after its own start: wait for it, not race it.
+    try eventually("connected false recorded") { !recorded("bedside_connected").isEmpty }
     #expect(recorded("bedside_connected") == ["false"])
 
     let scan = try tool("scan", "--seconds", "2")

@@ -46,7 +46,9 @@ struct InMemoryLink {
     }
   }
 
-  mutating func press(_ gesture: PressGesture) { deliver(notifications: button.press(gesture)) }
+  mutating func press(_ gesture: PressGesture, buttonIndex: Int = 0) {
+    deliver(notifications: button.press(gesture, buttonIndex: buttonIndex))
+  }
 
   mutating func request(_ message: ToButtonMessage) throws { deliver(writes: try central.request(message)) }
 
@@ -59,11 +61,15 @@ struct InMemoryLink {
   var presses: [ButtonPress] {
     events.compactMap { if case .button(let press) = $0 { press } else { nil } }
   }
+
+  var swipes: [DuoSwipe] {
+    events.compactMap { if case .swipe(let swipe) = $0 { swipe } else { nil } }
+  }
 }
 
 extension SimulatedFlicButton {
-  static func seeded(_ seed: UInt8 = 1) -> SimulatedFlicButton {
-    SimulatedFlicButton(factoryKey: InMemoryLink.factoryKey, random: .counting(seed))
+  static func seeded(_ seed: UInt8 = 1, model: Model = .flic2) -> SimulatedFlicButton {
+    SimulatedFlicButton(identity: Identity(model: model), factoryKey: InMemoryLink.factoryKey, random: .counting(seed))
   }
 }
 

@@ -38,6 +38,18 @@ struct PyflicInteropTests {
     #expect(output.contains("12 passed, 0 failed"), "\(output)")
   }
 
+  /// pyflic-ble's Duo handler against the simulated Duo: its own parser reads the simulator's
+  /// bit-packed events of both buttons and the swipes (Scripts/pyflic_duo_against_simulator.py).
+  @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
+  func pyflicReadsTheSimulatedDuosButtonsAndSwipes() throws {
+    let venv = try Self.environment()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Scripts/pyflic_duo_against_simulator.py").path
+    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
+    #expect(status == 0, "\(output)")
+    #expect(output.contains("8 passed, 0 failed"), "\(output)")
+  }
+
   /// The cached virtual environment with pyflic-ble, made on first use.
   static func environment() throws -> String {
     let cache = ProcessInfo.processInfo.environment["PATCHBAY_TEST_CACHE"] ?? (NSHomeDirectory() + "/.cache/patchbay")

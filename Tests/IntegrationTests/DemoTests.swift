@@ -50,6 +50,37 @@ import Testing
     }
   }
 
+  /// `patchbay demo --ble`: a simulated Flic 2 through the BlueZ stand-in on a private system
+  /// bus, paired with `patchbay flic-ble pair`, toggles the scenes; a click made out of range
+  /// arrives once the button is back.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+      "needs dbus-daemon and python3-dbusmock (scripts/bootstrap demo)"))
+  func theBedsideStoryPlaysOutWithAFlic2ThroughBlueZ() throws {
+    let directory = try TemporaryDirectory("patchbay-demo-ble")
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["demo", "--ble", "--directory", directory.path], within: 300)
+    #expect(result.status == 0, "\(result.output)")
+    let milestones = [
+      "1. Pairing", "paired button (80:E4:DA:71:B6:8E", "bedside.button.connected true",
+      "2. Single click", "setValue ws_morning.On = true", "scene 'Good Morning' ran",
+      "3. Single click again", "setValue ws_evening.On = true", "scene 'Good Night' ran",
+      "4. The button goes out of range", "bedside.button.connected false", "scene 'Good Morning' ran",
+      "Demo complete: every press went Flic 2 -> BlueZ (D-Bus GATT) -> flic-ble plugin",
+    ]
+    // The click made out of range arrives flagged as queued.
+    #expect(result.output.contains(#""queued":true"#), "\(result.output)")
+    var searchFrom = result.output.startIndex
+    for milestone in milestones {
+      guard let found = result.output.range(of: milestone, range: searchFrom..<result.output.endIndex) else {
+        Issue.record("missing, or out of order: \(milestone)\n--- output:\n\(result.output)")
+        return
+      }
+      searchFrom = found.upperBound
+    }
+  }
+
   @Test func theBedsideStoryPlaysOutEndToEnd() throws {
     let directory = try TemporaryDirectory("patchbay-demo-test")
     let result = try runProgram(

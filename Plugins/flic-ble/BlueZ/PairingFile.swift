@@ -57,7 +57,9 @@ public struct PairingFile: Sendable {
       name: fields["name"] ?? "", firmwareVersion: fields["firmware"].flatMap { UInt32($0) } ?? 0,
       cursor: EventCursor(
         eventCount: fields["event_count"].flatMap { UInt32($0) } ?? 0,
-        bootID: fields["boot_id"].flatMap { UInt32($0) } ?? 0))
+        bootID: fields["boot_id"].flatMap { UInt32($0) } ?? 0,
+        // Absent in files written before Duo support (and for a Flic 2): nothing delivered yet.
+        smallEventCount: fields["small_event_count"].flatMap { UInt32($0) } ?? 0))
   }
 
   public func save(_ button: StoredButton) throws(LoadError) {
@@ -72,6 +74,7 @@ public struct PairingFile: Sendable {
       firmware=\(button.firmwareVersion)
       event_count=\(button.cursor.eventCount)
       boot_id=\(button.cursor.bootID)
+      small_event_count=\(button.cursor.smallEventCount)
 
       """
     let temporary = path + ".new"

@@ -9,7 +9,10 @@ import PatchbayPluginKit
 final class ButtonConnection {
   /// What a connection reports; called on the bus thread.
   struct Events {
-    var button: (ButtonEvent) -> Void
+    /// A press of the button (0), or of a Duo's small button (1).
+    var button: (_ index: Int, ButtonEvent) -> Void
+    /// A Duo's swipe across its button (0) or small button (1).
+    var swipe: (_ index: Int, _ direction: String) -> Void
     var connected: (Bool) -> Void
     var battery: (_ millivolts: UInt16) -> Void
     var log: (LogLevel, String) -> Void
@@ -109,10 +112,12 @@ final class ButtonConnection {
     let limits = InitButtonEventsRequest(
       eventCount: stored.cursor.eventCount, bootID: stored.cursor.bootID, autoDisconnectTime: autoDisconnectSeconds)
     let keys = trustedKeys
+    let duo = button.model == .duo
     let link = FlicGATTLink(
       client: client, device: device,
       makeCentral: { mtu in
-        FlicBLECentral(stored: stored, options: .init(mtu: mtu, trustedKeys: keys, eventLimits: limits))
+        FlicBLECentral(
+          stored: stored, options: .init(mtu: mtu, trustedKeys: keys, duo: duo, eventLimits: limits))
       },
       events: .init(
         central: { [weak self] event in self?.handle(event) },
@@ -137,13 +142,22 @@ final class ButtonConnection {
       askForBattery()
     case .button(let press):
       switch filter.translate(press) {
-      case .publish(let value): events.button(value)
+      case .publish(let value): events.button(press.buttonIndex, value)
       case .dropStale(let action, let age):
         events.log(
           .info,
-          "dropped a queued \(action.configName) of \(button.name): \(Int(age)) s old, "
-            + "older than max_queued_age_s = \(filter.maxQueuedAgeSeconds)")
+          "dropped a queued \(action.configName) of \(button.name)\(press.buttonIndex == 1 ? "'s small button" : ""): "
+            + "\(Int(age)) s old, older than max_queued_age_s = \(filter.maxQueuedAgeSeconds)")
       case .ignore: break
+      }
+    case .swipe(let swipe):
+      if swipe.wasQueued && swipe.ageSeconds > filter.maxQueuedAgeSeconds {
+        events.log(
+          .info,
+          "dropped a queued swipe \(swipe.direction.name) of \(button.name): \(Int(swipe.ageSeconds)) s old, "
+            + "older than max_queued_age_s = \(filter.maxQueuedAgeSeconds)")
+      } else {
+        events.swipe(swipe.buttonIndex, swipe.direction.name)
       }
     case .cursor(let cursor):
       guard var current = stored else { return }

@@ -6,13 +6,19 @@ import PatchbayPluginKit
 /// plugin's: per button NAME `NAME.button` (event: click, double_click, hold, and down/up when
 /// asked; queued flag and age), `NAME.connected` (state: bool), `NAME.battery` (state: integer
 /// percent) and `NAME.battery_mv` (millivolts); `peer` (state: text, the PEER column) says how
-/// BlueZ is: the bus, bluetoothd, the adapter.
+/// BlueZ is: the bus, bluetoothd, the adapter. A Flic Duo (`model = "duo"`) adds
+/// `NAME.small_button` (event: as `NAME.button`), `NAME.swipe` and `NAME.small_swipe` (event: text,
+/// left/right/up/down).
 final class FlicBLEButtonPlugin: PatchbayPlugin {
   struct ButtonPorts {
     var button: OutputPort
     var connected: OutputPort
     var battery: OutputPort
     var millivolts: OutputPort
+    /// A Duo's: its small button, and swipes across each button.
+    var smallButton: OutputPort?
+    var swipe: OutputPort?
+    var smallSwipe: OutputPort?
   }
 
   let context: PluginContext
@@ -26,7 +32,7 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
     self.context = context
     config = try FlicBLEConfig(json: context.configJSON)
     ports = try config.buttons.map { button in
-      ButtonPorts(
+      var ports = ButtonPorts(
         button: try context.addOutput(
           "\(button.name).button", .button, kind: .event, description: "presses of \(button.address)"),
         connected: try context.addOutput(
@@ -35,6 +41,18 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
           "\(button.name).battery", .integer, kind: .state, description: "battery level in percent"),
         millivolts: try context.addOutput(
           "\(button.name).battery_mv", .integer, kind: .state, description: "battery voltage in millivolts"))
+      if button.model == .duo {
+        ports.smallButton = try context.addOutput(
+          "\(button.name).small_button", .button, kind: .event,
+          description: "presses of the small button of the Duo \(button.address)")
+        ports.swipe = try context.addOutput(
+          "\(button.name).swipe", .text, kind: .event,
+          description: "swipes across the big button: left, right, up, down")
+        ports.smallSwipe = try context.addOutput(
+          "\(button.name).small_swipe", .text, kind: .event,
+          description: "swipes across the small button: left, right, up, down")
+      }
+      return ports
     }
     peer = try context.addOutput(
       "peer", .text, kind: .state, description: "BlueZ: the system bus, bluetoothd and the adapter",
@@ -61,7 +79,14 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
           filter: PressFilter(exposeUpDown: config.exposeUpDown, maxQueuedAgeSeconds: config.maxQueuedAgeSeconds),
           trustedKeys: trusted, autoDisconnectSeconds: UInt16(config.autoDisconnectSeconds),
           events: .init(
-            button: { _ = context.publish(.button($0), on: ports[index].button) },
+            button: { which, press in
+              guard let port = which == 0 ? ports[index].button : ports[index].smallButton else { return }
+              _ = context.publish(.button(press), on: port)
+            },
+            swipe: { which, direction in
+              guard let port = which == 0 ? ports[index].swipe : ports[index].smallSwipe else { return }
+              _ = context.publish(.text(direction), on: port)
+            },
             connected: { _ = context.publish(.bool($0), on: ports[index].connected) },
             battery: { millivolts in
               _ = context.publish(.integer(Int64(BatteryPercent.of(millivolts: millivolts))), on: ports[index].battery)
@@ -108,5 +133,6 @@ enum BatteryPercent {
 public func describeFlicBLEPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: FlicBLEButtonPlugin.self, name: "flic-ble", version: PatchbayVersion.current,
-    description: "Flic 2 buttons through BlueZ (no flicd): presses, link state and battery per button")
+    description:
+      "Flic 2 and Flic Duo buttons through BlueZ (no flicd): presses, swipes, link state and battery per button")
 }

@@ -10,11 +10,21 @@ import PatchbayPluginKit
 /// [[instances.buttons.buttons]]
 /// name = "bedside"
 /// address = "80:e4:da:71:b6:8e"
+/// model = "duo"              # optional: "flic2" (the default) or "duo"
 /// ```
 struct FlicBLEConfig: Sendable {
+  /// Which Flic a button is: its ports follow.
+  enum Model: String, Sendable, Equatable, CaseIterable {
+    /// `NAME.button`, `NAME.connected`, `NAME.battery`, `NAME.battery_mv`.
+    case flic2
+    /// A Flic 2's ports plus `NAME.small_button`, `NAME.swipe` and `NAME.small_swipe`.
+    case duo
+  }
+
   struct Button: Sendable, Equatable {
     var name: String
     var address: BluetoothAddressText
+    var model: Model = .flic2
   }
 
   var buttons: [Button] = []
@@ -93,7 +103,7 @@ extension FlicBLEConfig: Decodable {
       guard seenAddresses.insert(entry.address).inserted else {
         throw PluginError.config("\(path).address \(entry.address) is used twice")
       }
-      buttons.append(Button(name: entry.name, address: entry.address))
+      buttons.append(Button(name: entry.name, address: entry.address, model: entry.model))
     }
   }
 
@@ -101,12 +111,13 @@ extension FlicBLEConfig: Decodable {
   /// with a word on why, so a migrated config says what changed.
   struct ButtonEntry: Decodable {
     enum Keys: String, CodingKey, CaseIterable {
-      case name, address
+      case name, address, model
       case latencyMode = "latency_mode"
     }
 
     var name: String
     var address: BluetoothAddressText
+    var model: Model = .flic2
 
     init(from decoder: Decoder) throws {
       try decoder.refuseUnknownKeys(Keys.self)
@@ -126,6 +137,13 @@ extension FlicBLEConfig: Decodable {
         throw decoder.mistake("address", "'\(text)' must be a Bluetooth address like 80:e4:da:71:b6:8e")
       }
       self.address = address
+      if let text = try table.decodeIfPresent(String.self, forKey: .model) {
+        guard let model = Model(rawValue: text) else {
+          let allowed = Model.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+          throw table.mistake(.model, "'\(text)' is not a Flic model this plugin knows: use \(allowed)")
+        }
+        self.model = model
+      }
     }
   }
 

@@ -7,6 +7,8 @@ public enum CentralEvent: Sendable, Equatable {
   /// The button answered InitButtonEventsRequest; queued presses follow when `hasQueuedEvents`.
   case eventsStarted(bootIDChanged: Bool, hasQueuedEvents: Bool)
   case button(ButtonPress)
+  /// A Flic Duo: a swipe across one of its buttons.
+  case swipe(DuoSwipe)
   /// Every press queued while disconnected has been delivered; what follows is live.
   case queuedEventsDelivered
   /// The delivery cursor moved: persist it.
@@ -29,12 +31,61 @@ public struct ButtonPress: Sendable, Equatable {
   public var wasQueued: Bool
   /// How long ago it happened by the button's clock (0 for a live press).
   public var ageSeconds: Double
+  /// 0 for a Flic 2 and a Duo's big button, 1 for a Duo's small one.
+  public var buttonIndex: Int
 
-  public init(action: ButtonAction, eventCount: UInt32, wasQueued: Bool, ageSeconds: Double) {
+  public init(action: ButtonAction, eventCount: UInt32, wasQueued: Bool, ageSeconds: Double, buttonIndex: Int = 0) {
     self.action = action
     self.eventCount = eventCount
     self.wasQueued = wasQueued
     self.ageSeconds = ageSeconds
+    self.buttonIndex = buttonIndex
+  }
+}
+
+/// A swipe across a Flic Duo's button (0 big, 1 small).
+public struct DuoSwipe: Sendable, Equatable {
+  public var direction: DuoButtonEvent.Gesture
+  public var buttonIndex: Int
+  public var eventCount: UInt32
+  public var wasQueued: Bool
+  public var ageSeconds: Double
+
+  public init(
+    direction: DuoButtonEvent.Gesture, buttonIndex: Int, eventCount: UInt32, wasQueued: Bool, ageSeconds: Double
+  ) {
+    self.direction = direction
+    self.buttonIndex = buttonIndex
+    self.eventCount = eventCount
+    self.wasQueued = wasQueued
+    self.ageSeconds = ageSeconds
+  }
+}
+
+extension DuoButtonEvent.Gesture {
+  /// The value a swipe port carries.
+  public var name: String {
+    switch self {
+    case .left: "left"
+    case .right: "right"
+    case .up: "up"
+    case .down: "down"
+    }
+  }
+}
+
+extension DuoButtonEvent.Kind {
+  /// What a person did, in the hub's button actions (as pyflic-ble maps the Duo's kinds): a click
+  /// is decided by the single-click timeout or an up that says so, a double click by its up.
+  public var actions: [ButtonAction] {
+    switch self {
+    case .down: [.down]
+    case .up, .upAfterHold: [.up]
+    case .upSingleClick: [.up, .click]
+    case .upDoubleClick, .upWithFlag: [.up, .doubleClick]
+    case .singleClickTimeout: [.click]
+    case .hold: [.hold]
+    }
   }
 }
 

@@ -13,12 +13,15 @@ public struct FlicBLECentral: Sendable {
     /// Sets the "supports Duo" flags (0x80 in FullVerifyRequest2, 0x40 in QuickVerifyRequest) as
     /// Shortcut Labs' pyflic-ble does; false sends 0 as their C module does.
     public var supportsDuo: Bool
+    /// The button is a Flic Duo (the config says so); a Duo also says it itself in its verify
+    /// responses, which the central follows too.
+    public var duo: Bool
     public var eventLimits: InitButtonEventsRequest
     public var random: RandomBytes
 
     public init(
       mtu: Int = 140, trustedKeys: TrustedFactoryKeys = .shortcutLabs, expectedAddress: [UInt8]? = nil,
-      supportsDuo: Bool = true,
+      supportsDuo: Bool = true, duo: Bool = false,
       eventLimits: InitButtonEventsRequest = InitButtonEventsRequest(eventCount: 0, bootID: 0),
       random: RandomBytes = .system
     ) {
@@ -26,6 +29,7 @@ public struct FlicBLECentral: Sendable {
       self.trustedKeys = trustedKeys
       self.expectedAddress = expectedAddress
       self.supportsDuo = supportsDuo
+      self.duo = duo
       self.eventLimits = eventLimits
       self.random = random
     }
@@ -58,11 +62,15 @@ public struct FlicBLECentral: Sendable {
   private var quickVerifyFlags: UInt8 = 0
   private var initTimestamp: UInt64 = 0
   private var unpairedCheck: UnpairedCheck?
+  /// Whether the button is a Flic Duo: its own event opcodes and two event counts.
+  public private(set) var isDuo: Bool
+  private var duoDecoder = DuoEventDecoder()
 
   /// `stored` nil pairs (full verify); a stored button reconnects (quick verify).
   public init(stored: StoredButton?, options: Options = Options()) {
     self.stored = stored
     self.options = options
+    isDuo = options.duo
   }
 
   public var cursor: EventCursor? { stored?.cursor }
@@ -164,6 +172,7 @@ public struct FlicBLECentral: Sendable {
       guard case .fullVerifyResponse2(let response) = try FromButtonMessage.decode(body), let keys = pendingKeys,
         let first = pendingResponse1
       else { return }
+      if response.flags & 0x04 != 0 { isDuo = true }
       let button = StoredButton(
         pairing: keys.pairing, address: first.address, buttonUUID: response.buttonUUID,
         serialNumber: response.serialNumber, name: response.name, firmwareVersion: response.firmwareVersion,
@@ -174,8 +183,13 @@ public struct FlicBLECentral: Sendable {
       step.writes += startEvents(maxQueuedPackets: 0)
     case .waitingInitResponse, .established:
       guard header.connectionID != 0 else { return }
-      let message = try FromButtonMessage.decode(try open(packet))
-      try deliver(message, into: &step)
+      let body = try open(packet)
+      if body.first == FromButtonOpcode.buttonEventDuoNotification.rawValue {
+        guard state == .established, isDuo else { return }
+        deliverDuo(try duoDecoder.decode(Array(body.dropFirst())), into: &step)
+        return
+      }
+      try deliver(try FromButtonMessage.decode(body), into: &step)
     case .idle, .failed:
       return
     }
@@ -234,6 +248,7 @@ public struct FlicBLECentral: Sendable {
       response.tmpID == tmpID
     else { return }
     connectionID = header.connectionID
+    if response.flags & 0x40 != 0 { isDuo = true }
     let sessionKey = stored.pairing.quickVerifySessionKey(
       clientRandom: quickVerifyRandom, flags: quickVerifyFlags, buttonRandom: response.buttonRandom)
     channel = SignedChannel(sessionKey: sessionKey, outgoing: .toButton)
@@ -249,6 +264,11 @@ public struct FlicBLECentral: Sendable {
     request.eventCount = cursor.eventCount
     request.bootID = cursor.bootID
     request.maxQueuedPackets = maxQueuedPackets
+    if isDuo {
+      return signed(
+        .initButtonEventsDuo(
+          eventCounts: (cursor.eventCount, cursor.smallEventCount), bootID: cursor.bootID, limits: request))
+    }
     return signed(.initButtonEvents(request, light: true))
   }
 
@@ -263,6 +283,25 @@ public struct FlicBLECentral: Sendable {
       } else {
         cursor.eventCount = Swift.max(cursor.eventCount, response.eventCount)
       }
+      setCursor(cursor, into: &step)
+      step.events.append(
+        .eventsStarted(bootIDChanged: response.bootID != nil, hasQueuedEvents: response.hasQueuedEvents))
+      if !response.hasQueuedEvents { step.events.append(.queuedEventsDelivered) }
+    case .initButtonEventsDuoResponse(let response) where state == .waitingInitResponse:
+      state = .established
+      initTimestamp = response.timestamp
+      var cursor = stored?.cursor ?? .none
+      if let bootID = response.bootID {
+        cursor = EventCursor(
+          eventCount: response.eventCounts.0, bootID: bootID, smallEventCount: response.eventCounts.1)
+      } else {
+        cursor.eventCount = Swift.max(cursor.eventCount, response.eventCounts.0)
+        cursor.smallEventCount = Swift.max(cursor.smallEventCount, response.eventCounts.1)
+      }
+      // The Duo's events carry counts and timestamps as deltas from here.
+      duoDecoder = DuoEventDecoder(
+        eventCounts: [UInt64(response.eventCounts.0), UInt64(response.eventCounts.1)], lastTimestamp: 0,
+        hasSeenEndOfQueue: false)
       setCursor(cursor, into: &step)
       step.events.append(
         .eventsStarted(bootIDChanged: response.bootID != nil, hasQueuedEvents: response.hasQueuedEvents))
@@ -307,6 +346,48 @@ public struct FlicBLECentral: Sendable {
     setCursor(cursor, into: &step)
     if queuedDone { step.events.append(.queuedEventsDelivered) }
     if acknowledge { step.writes += signed(.ackButtonEvents(eventCount: cursor.eventCount)) }
+  }
+
+  /// A Duo's events: per-button counts (the small button's in `smallEventCount`), swipes apart.
+  /// No acknowledgement: pyflic-ble sends none for a Duo and the Duo's is not public; the counts
+  /// in the next InitButtonEventsDuoRequest tell the button what has been delivered.
+  private mutating func deliverDuo(_ events: [DuoButtonEvent], into step: inout Step) {
+    guard var cursor = stored?.cursor else { return }
+    var queuedDone = false
+    for event in events {
+      queuedDone = queuedDone || event.wasQueuedLast
+      let count = UInt32(truncatingIfNeeded: event.eventCount)
+      let delivered = event.buttonIndex == 0 ? cursor.eventCount : cursor.smallEventCount
+      guard count > delivered else { continue }
+      if event.buttonIndex == 0 { cursor.eventCount = count } else { cursor.smallEventCount = count }
+      let age =
+        event.wasQueued && initTimestamp >= event.timestamp ? Double(initTimestamp - event.timestamp) / 32768 : 0
+      if let gesture = event.gesture {
+        // A swipe is its own gesture: its release is not also a click.
+        step.events.append(
+          .swipe(
+            DuoSwipe(
+              direction: gesture, buttonIndex: event.buttonIndex, eventCount: count, wasQueued: event.wasQueued,
+              ageSeconds: age)))
+        if event.kind.actions.contains(.up) {
+          step.events.append(
+            .button(
+              ButtonPress(
+                action: .up, eventCount: count, wasQueued: event.wasQueued, ageSeconds: age,
+                buttonIndex: event.buttonIndex)))
+        }
+        continue
+      }
+      for action in event.kind.actions {
+        step.events.append(
+          .button(
+            ButtonPress(
+              action: action, eventCount: count, wasQueued: event.wasQueued, ageSeconds: age,
+              buttonIndex: event.buttonIndex)))
+      }
+    }
+    setCursor(cursor, into: &step)
+    if queuedDone { step.events.append(.queuedEventsDelivered) }
   }
 
   private mutating func setCursor(_ cursor: EventCursor, into step: inout Step) {

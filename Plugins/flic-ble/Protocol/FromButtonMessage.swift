@@ -19,6 +19,7 @@ public enum FromButtonMessage: Sendable, Equatable {
   case batteryLevel(BatteryLevel)
   /// Duo: rotation while a button is held (buttons pressed in bits 0-1, angle in 1/49152 turns).
   case pushTwistData(flags: UInt8, angleDifference: Int32)
+  case initButtonEventsDuoResponse(InitButtonEventsDuoResponse)
 
   public func encoded() -> [UInt8] {
     switch self {
@@ -92,6 +93,16 @@ public enum FromButtonMessage: Sendable, Equatable {
     case .batteryLevel(let level):
       var w = ByteWriter(opcode: FromButtonOpcode.getBatteryLevelResponse.rawValue)
       w.u16(level.raw)
+      return w.bytes
+    case .initButtonEventsDuoResponse(let m):
+      var w = ByteWriter(
+        opcode: (m.bootID == nil
+          ? FromButtonOpcode.initButtonEventsDuoResponseWithoutBootID : .initButtonEventsDuoResponseWithBootID)
+          .rawValue)
+      w.unsigned((m.hasQueuedEvents ? 1 : 0) | m.timestamp << 1, width: 6)
+      w.u32(m.eventCounts.0)
+      w.u32(m.eventCounts.1)
+      if let bootID = m.bootID { w.u32(bootID) }
       return w.bytes
     case .pushTwistData(let flags, let angle):
       var w = ByteWriter(opcode: FromButtonOpcode.pushTwistDataNotification.rawValue)
@@ -170,8 +181,15 @@ public enum FromButtonMessage: Sendable, Equatable {
         isSetResponse: opcode == .setNameResponse)
     case .getBatteryLevelResponse: return .batteryLevel(BatteryLevel(raw: try r.u16()))
     case .pushTwistDataNotification: return .pushTwistData(flags: try r.u8(), angleDifference: try r.i32())
-    case .pairingFinishedInd, .initButtonEventsDuoResponseWithBootID,
-      .initButtonEventsDuoResponseWithoutBootID, .buttonEventDuoNotification:
+    case .initButtonEventsDuoResponseWithBootID, .initButtonEventsDuoResponseWithoutBootID:
+      let packed = try r.unsigned(width: 6)
+      let counts = (try r.u32(), try r.u32())
+      let bootID = opcode == .initButtonEventsDuoResponseWithBootID ? try r.u32() : nil
+      return .initButtonEventsDuoResponse(
+        InitButtonEventsDuoResponse(
+          hasQueuedEvents: packed & 1 != 0, timestamp: packed >> 1, eventCounts: counts, bootID: bootID))
+    case .pairingFinishedInd, .buttonEventDuoNotification:
+      // Duo events need the running decoder state (`DuoEventDecoder`), not a stateless decode.
       throw .unknownOpcode(first)
     }
   }

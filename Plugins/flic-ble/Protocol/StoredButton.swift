@@ -29,10 +29,13 @@ public struct StoredButton: Sendable, Equatable {
 public struct EventCursor: Sendable, Equatable {
   public var eventCount: UInt32
   public var bootID: UInt32
+  /// A Flic Duo's small button counts its events apart (0 for a Flic 2).
+  public var smallEventCount: UInt32
 
-  public init(eventCount: UInt32, bootID: UInt32) {
+  public init(eventCount: UInt32, bootID: UInt32, smallEventCount: UInt32 = 0) {
     self.eventCount = eventCount
     self.bootID = bootID
+    self.smallEventCount = smallEventCount
   }
 
   public static let none = EventCursor(eventCount: 0, bootID: 0)

@@ -10,7 +10,13 @@ import FlicBLEProtocol
 /// made while events are started go out live and are not queued again (an assumption: the
 /// public sources do not say whether a real button re-queues unacknowledged live presses).
 public struct SimulatedFlicButton: Sendable {
+  /// Which Flic: a Flic 2, or a Flic Duo (two buttons with swipes, its own event opcodes).
+  public enum Model: String, Sendable {
+    case flic2, duo
+  }
+
   public struct Identity: Sendable {
+    public var model: Model
     public var address: [UInt8]
     public var serialNumber: String
     public var buttonUUID: [UInt8]
@@ -19,10 +25,12 @@ public struct SimulatedFlicButton: Sendable {
     public var batteryMillivolts: UInt16
 
     public init(
-      address: [UInt8] = [0x0B, 0x0A, 0x09, 0x08, 0x07, 0x06], serialNumber: String = "BG00-C00001",
+      model: Model = .flic2, address: [UInt8] = [0x0B, 0x0A, 0x09, 0x08, 0x07, 0x06],
+      serialNumber: String = "BG00-C00001",
       buttonUUID: [UInt8] = Array(0x10..<0x20), name: String = "", firmwareVersion: UInt32 = 10,
       batteryMillivolts: UInt16 = 3000
     ) {
+      self.model = model
       self.address = address
       self.serialNumber = serialNumber
       self.buttonUUID = buttonUUID
@@ -37,6 +45,10 @@ public struct SimulatedFlicButton: Sendable {
     let count: UInt32
     let timestamp: UInt64
     let code: ButtonEventCode
+    /// A Duo's: which button, its own kind and a swipe.
+    var buttonIndex = 0
+    var duoKind: DuoButtonEvent.Kind? = nil
+    var gesture: DuoButtonEvent.Gesture? = nil
   }
 
   enum LinkState: Sendable, Equatable {
@@ -54,6 +66,8 @@ public struct SimulatedFlicButton: Sendable {
   public private(set) var clock: UInt64 = 1 << 20
   public private(set) var bootID: UInt32
   public private(set) var eventCount: UInt32 = 0
+  /// A Duo's small button counts apart.
+  public private(set) var smallEventCount: UInt32 = 0
   public private(set) var nameTimestampUTCMilliseconds: UInt64 = 0
   /// In public mode a central may pair (a new button, or after a 7-second hold).
   public private(set) var isInPublicMode: Bool
@@ -70,6 +84,8 @@ public struct SimulatedFlicButton: Sendable {
   private var channel: SignedChannel?
   private var variant: UInt8 = 0
   private var buttonRandom: [UInt8] = []
+  /// A Duo's event stream state, from InitButtonEventsDuoResponse on.
+  private var duoEncoder: DuoEventEncoder?
 
   /// `factoryKey` signs this button's identity once, as at manufacture; centrals must trust its
   /// public key (a test key, never Shortcut Labs' real one).
@@ -103,6 +119,7 @@ public struct SimulatedFlicButton: Sendable {
 
   public mutating func connect() {
     link = .connected
+    duoEncoder = nil
     reassembler.reset()
     channel = nil
     connectionID = 0
@@ -110,6 +127,7 @@ public struct SimulatedFlicButton: Sendable {
 
   public mutating func disconnect() {
     link = .disconnected
+    duoEncoder = nil
     channel = nil
     connectionID = 0
   }
@@ -138,7 +156,8 @@ public struct SimulatedFlicButton: Sendable {
   public mutating func advance(seconds: Double) { clock &+= UInt64(seconds * 32768) }
 
   /// A gesture: logged with its timestamps, sent at once when a central has started events.
-  public mutating func press(_ gesture: PressGesture) -> [[UInt8]] {
+  public mutating func press(_ gesture: PressGesture, buttonIndex: Int = 0) -> [[UInt8]] {
+    if identity.model == .duo { return pressDuo(gesture, buttonIndex: buttonIndex == 0 ? 0 : 1) }
     let start = clock
     var out: [[UInt8]] = []
     for step in gesture.steps {
@@ -154,6 +173,36 @@ public struct SimulatedFlicButton: Sendable {
     if log.count > 512 { log.removeFirst(log.count - 512) }
     clock = start + gesture.duration + 1
     return out
+  }
+
+  private mutating func pressDuo(_ gesture: PressGesture, buttonIndex: Int) -> [[UInt8]] {
+    let start = clock
+    var out: [[UInt8]] = []
+    for step in gesture.duoSteps {
+      let count = Self.next(after: buttonIndex == 0 ? eventCount : smallEventCount, residue: step.kind.counterResidue)
+      if buttonIndex == 0 { eventCount = count } else { smallEventCount = count }
+      let event = LoggedEvent(
+        count: count, timestamp: start + step.offset, code: step.kind.flic2Code, buttonIndex: buttonIndex,
+        duoKind: step.kind, gesture: step.gesture)
+      if link == .eventsStarted, duoEncoder != nil {
+        out += sendDuo(event, wasQueued: false, wasQueuedLast: false)
+      } else {
+        log.append(event)
+      }
+    }
+    if log.count > 512 { log.removeFirst(log.count - 512) }
+    clock = start + gesture.duration + 1
+    return out
+  }
+
+  private mutating func sendDuo(_ event: LoggedEvent, wasQueued: Bool, wasQueuedLast: Bool) -> [[UInt8]] {
+    guard var encoder = duoEncoder, let kind = event.duoKind else { return [] }
+    let payload = encoder.encode(
+      DuoEventEncoder.Event(
+        buttonIndex: event.buttonIndex, eventCount: UInt64(event.count), timestamp: event.timestamp, kind: kind,
+        gesture: event.gesture, wasQueued: wasQueued, wasQueuedLast: wasQueuedLast))
+    duoEncoder = encoder
+    return sendBody([FromButtonOpcode.buttonEventDuoNotification.rawValue] + payload)
   }
 
   /// Holding the button for 7 seconds: it becomes pairable.
@@ -173,6 +222,7 @@ public struct SimulatedFlicButton: Sendable {
     disconnect()
     bootID = random.u32() | 1
     eventCount = 0
+    smallEventCount = 0
     log = []
   }
 
@@ -221,7 +271,9 @@ public struct SimulatedFlicButton: Sendable {
         clientRandom: request.clientRandom, flags: request.flags, buttonRandom: random)
       channel = SignedChannel(sessionKey: sessionKey, outgoing: .fromButton)
       link = .verified
-      let response = QuickVerifyResponse(buttonRandom: random, tmpID: request.tmpID, flags: 0)
+      // A Duo says so (supportsDuo, bit 6), as pyflic-ble reads it.
+      let response = QuickVerifyResponse(
+        buttonRandom: random, tmpID: request.tmpID, flags: identity.model == .duo ? 0x40 : 0)
       return frame(channel!.seal(FromButtonMessage.quickVerifyResponse(response).encoded()), newlyAssigned: true)
     default:
       return []
@@ -248,7 +300,8 @@ public struct SimulatedFlicButton: Sendable {
     channel = SignedChannel(sessionKey: keys.sessionKey, outgoing: .fromButton)
     link = .verified
     let response = FullVerifyResponse2(
-      flags: 0x01, buttonUUID: identity.buttonUUID, name: identity.name, firmwareVersion: identity.firmwareVersion,
+      flags: identity.model == .duo ? 0x05 : 0x01, buttonUUID: identity.buttonUUID, name: identity.name,
+      firmwareVersion: identity.firmwareVersion,
       batteryLevel: BatteryLevel(millivolts: identity.batteryMillivolts).raw, serialNumber: identity.serialNumber)
     return send(.fullVerifyResponse2(response))
   }
@@ -257,6 +310,8 @@ public struct SimulatedFlicButton: Sendable {
     switch message {
     case .initButtonEvents(let request, _):
       return startEvents(request)
+    case .initButtonEventsDuo(let counts, let bootID, let limits) where identity.model == .duo:
+      return startDuoEvents(counts: counts, bootID: bootID, limits: limits)
     case .ackButtonEvents(let count):
       log.removeAll { $0.count <= count }
       return []
@@ -312,6 +367,32 @@ public struct SimulatedFlicButton: Sendable {
     return out
   }
 
+  /// As `startEvents`, per button: each button's queued events newer than the central's count.
+  private mutating func startDuoEvents(
+    counts: (UInt32, UInt32), bootID requestBootID: UInt32, limits: InitButtonEventsRequest
+  ) -> [[UInt8]] {
+    let sameBoot = requestBootID == bootID
+    if sameBoot { log.removeAll { $0.count <= ($0.buttonIndex == 0 ? counts.0 : counts.1) } }
+    let oldest = clock &- UInt64(limits.maxQueuedPacketsAge) * 32768
+    var pending = log.filter { limits.maxQueuedPacketsAge == 0xFFFFF || $0.timestamp >= oldest }
+    pending = Array(pending.suffix(Int(limits.maxQueuedPackets) * 16))
+    // Queued events go out until the central's next init says it has them (no Duo ack here).
+    log = pending
+    link = .eventsStarted
+    func startCount(_ index: Int, _ current: UInt32) -> UInt32 {
+      pending.first { $0.buttonIndex == index }.map { $0.count &- 1 } ?? current
+    }
+    let response = InitButtonEventsDuoResponse(
+      hasQueuedEvents: !pending.isEmpty, timestamp: clock,
+      eventCounts: (startCount(0, eventCount), startCount(1, smallEventCount)), bootID: sameBoot ? nil : bootID)
+    duoEncoder = DuoEventEncoder(eventCounts: [UInt64(response.eventCounts.0), UInt64(response.eventCounts.1)])
+    var out = send(.initButtonEventsDuoResponse(response))
+    for (index, event) in pending.enumerated() {
+      out += sendDuo(event, wasQueued: true, wasQueuedLast: index == pending.count - 1)
+    }
+    return out
+  }
+
   private mutating func endLink(_ reason: DisconnectReason) -> [[UInt8]] {
     let out = channel != nil ? send(.disconnectedVerifiedLink(reason: reason.rawValue)) : []
     link = .connected
@@ -319,9 +400,11 @@ public struct SimulatedFlicButton: Sendable {
     return out
   }
 
-  private mutating func send(_ message: FromButtonMessage) -> [[UInt8]] {
+  private mutating func send(_ message: FromButtonMessage) -> [[UInt8]] { sendBody(message.encoded()) }
+
+  private mutating func sendBody(_ body: [UInt8]) -> [[UInt8]] {
     guard var current = channel else { return [] }
-    let packet = current.seal(message.encoded())
+    let packet = current.seal(body)
     channel = current
     return frame(packet)
   }

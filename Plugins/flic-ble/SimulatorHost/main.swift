@@ -9,7 +9,7 @@ import FlicBLESimulator
 
 // One simulated Flic 2 on standard input/output, one command per line, for centrals in other
 // processes (Tests/FlicBLETests/Scripts/pyflic_against_simulator.py gives it a socket as stdin/stdout).
-//   connect | disconnect | write HEX | press click|double-click|hold | advance SECONDS | reset
+//   connect | disconnect | write HEX | press [small-]click|double-click|hold|swipe-left|... | advance SECONDS | reset
 //   | hold-for-pairing | reboot | factory-key | state
 // Every answer ends with "ok" (or "error ..."); notifications come before it as "notify HEX".
 // A line per packet goes to standard error, for the transcript.
@@ -27,10 +27,18 @@ func writeLine(_ text: String, to descriptor: Int32) {
 
 func print(_ text: String) { writeLine(text, to: 1) }
 
-/// `--address AA:BB:CC:DD:EE:FF` gives the button another address (a stand-in with several buttons).
+/// `--address AA:BB:CC:DD:EE:FF` gives the button another address (a stand-in with several buttons);
+/// `--model duo` makes it a Flic Duo (`press small-click` then presses its small button).
 func identity() -> SimulatedFlicButton.Identity {
   var identity = SimulatedFlicButton.Identity()
   let arguments = CommandLine.arguments
+  if let index = arguments.firstIndex(of: "--model"), index + 1 < arguments.count,
+    let model = SimulatedFlicButton.Model(rawValue: arguments[index + 1])
+  {
+    identity.model = model
+    // pyflic-ble tells a Duo by its serial number's first letter, D.
+    identity.serialNumber = model == .duo ? "DD00-C00001" : identity.serialNumber
+  }
   if let index = arguments.firstIndex(of: "--address"), index + 1 < arguments.count {
     let parts = arguments[index + 1].split(separator: ":").compactMap { UInt8($0, radix: 16) }
     if parts.count == 6 { identity.address = parts.reversed() }
@@ -96,12 +104,15 @@ while let line = readLine() {
     log("<- \(describe(write, toButton: true))")
     emit(button.receive(write))
   case "press":
-    guard let gesture = PressGesture(rawValue: String(argument)) else {
+    let small = argument.hasPrefix("small-")
+    guard let gesture = PressGesture(rawValue: String(small ? argument.dropFirst(6) : argument)),
+      !small || button.identity.model == .duo
+    else {
       print("error unknown gesture \(argument)")
       continue
     }
-    let notifications = button.press(gesture)
-    log("person: \(gesture.rawValue)\(notifications.isEmpty ? " (no central has started events: queued)" : "")")
+    let notifications = button.press(gesture, buttonIndex: small ? 1 : 0)
+    log("person: \(argument)\(notifications.isEmpty ? " (no central has started events: queued)" : "")")
     emit(notifications)
   case "advance":
     button.advance(seconds: Double(argument) ?? 0)

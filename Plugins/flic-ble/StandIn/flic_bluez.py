@@ -14,11 +14,14 @@ It is no kinder than BlueZ (doc/org.bluez.*.rst):
   a disconnect removes them (InterfacesRemoved) and sets Connected and ServicesResolved false;
 - notifications arrive only after StartNotify, as PropertiesChanged of the characteristic's Value;
 - WriteValue to a disconnected device fails with org.bluez.Error.NotConnected;
-- a bluetoothd restart drops the org.bluez name (and every connection and device with it).
+- a bluetoothd restart drops the org.bluez name (and every connection and device with it);
+- notifications go out in the order the button sent them: answers to a write and presses share
+  one queue per button, emptied from the main loop (a press must never overtake an answer).
 
 Control channel: one command a line on standard input, each answered "ok" or "error ...":
-    add ADDRESS                  a button (new, in pairing mode until it is paired)
-    press ADDRESS click|double-click|hold
+    add ADDRESS [duo]            a button, a Flic 2 or a Flic Duo (new, in pairing mode until paired)
+    press ADDRESS GESTURE        click|double-click|hold; a Duo also swipe-left|-right|-up|-down,
+                                 and small-GESTURE on its small button
     hold-for-pairing ADDRESS     7 s hold: advertises and accepts a new pairing
     reset ADDRESS                its owner resets it (pairings forgotten)
     advance ADDRESS SECONDS      the button's clock moves on (queued presses age)
@@ -84,8 +87,12 @@ def emit_changed(path, interface, changes):
 class Button:
     '''One simulated Flic 2 and what BlueZ knows of it.'''
 
-    def __init__(self, address):
+    def __init__(self, address, model='flic2'):
         self.address = address.upper()
+        self.model = model
+        # Notifications waiting for the main loop, in the button's order (see deliver).
+        self.outbox = []
+        self.flush_scheduled = False
         self.path = ADAPTER_PATH + '/dev_' + self.address.replace(':', '_')
         self.service = self.path + '/service000c'
         self.write_char = self.service + '/char000d'
@@ -95,7 +102,7 @@ class Button:
         self.connected = False
         self.notifying = False
         self.process = subprocess.Popen(
-            [state['host'], '--address', self.address], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [state['host'], '--address', self.address, '--model', model], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=None, text=True, bufsize=1)
 
     def command(self, line):
@@ -118,8 +125,20 @@ class Button:
                 lines.append(answer)
 
     def deliver(self, notifications):
+        '''Queues notifications; they go out from the main loop, after the D-Bus answer of the
+        write that caused them (as a real button's come after the ATT write), and never ahead of
+        ones queued earlier.'''
         for packet in notifications:
             self.header = packet[0:1]
+        self.outbox.extend(notifications)
+        if self.outbox and not self.flush_scheduled:
+            self.flush_scheduled = True
+            GLib.idle_add(self.flush)
+
+    def flush(self):
+        self.flush_scheduled = False
+        notifications, self.outbox = self.outbox, []
+        for packet in notifications:
             if self.connected and self.notifying and self.notify_char in mockobject.objects:
                 emit_changed(self.notify_char, CHAR_IFACE,
                              {'Value': dbus.Array(list(packet), signature='y', variant_level=1)})
@@ -200,6 +219,9 @@ class Button:
         '''The radio link ends: GATT objects go, Connected and ServicesResolved turn false.'''
         if not self.connected:
             return
+        if self.outbox:
+            log(f'{self.address}: {len(self.outbox)} notifications lost with the link')
+        self.outbox = []
         self.connected = False
         self.notifying = False
         # A Flic 2 that lost its link advertises again, so that its central finds it.
@@ -255,8 +277,7 @@ def WriteValue(char, value, options):
             (kind == 'command' and 'write-without-response' not in flags) or (kind == 'request' and 'write' not in flags):
         raise bluez_error('NotSupported', 'Operation is not supported')
     notifications, _ = button.command('write ' + bytes(value).hex())
-    # Notifications go out after the write's answer, as a real button's come after the ATT write.
-    GLib.idle_add(lambda: button.deliver(notifications) and False)
+    button.deliver(notifications)
 
 
 def StartNotify(char):
@@ -347,7 +368,10 @@ def control(line):
     command, args = words[0], words[1:]
     button = buttons.get(args[0].upper()) if args else None
     if command == 'add':
-        buttons[args[0].upper()] = Button(args[0])
+        model = args[1] if len(args) > 1 else 'flic2'
+        if model not in ('flic2', 'duo'):
+            raise RuntimeError('model must be flic2 or duo')
+        buttons[args[0].upper()] = Button(args[0], model)
         buttons[args[0].upper()].appear_if_found()
     elif command in ('press', 'hold-for-pairing', 'reset', 'advance', 'state', 'garbage') and button is None:
         raise RuntimeError('no such button')

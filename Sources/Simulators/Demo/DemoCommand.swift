@@ -19,6 +19,10 @@ public struct DemoCommand: ParsableCommand {
   @Flag(help: "The story without HomeKit: the button toggles the hub's own scenes, a schedule lights the hall.")
   var standalone = false
 
+  @Flag(
+    help: "The story with a simulated Flic 2 through a BlueZ stand-in on a private system bus (flic-ble, no flicd).")
+  var ble = false
+
   @Option(help: "Keep the demo's files (config, state, hub log) in this directory.")
   var directory: String?
 
@@ -32,6 +36,10 @@ public struct DemoCommand: ParsableCommand {
     let tools = try DemoTools()
     if standalone {
       try StandaloneStory.play(tools: tools, work: work)
+      return
+    }
+    if ble {
+      try BLEStory.play(tools: tools, work: work)
       return
     }
     let config = work + "/bedside.toml"

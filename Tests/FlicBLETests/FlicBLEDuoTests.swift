@@ -1,0 +1,148 @@
+import FlicBLESimulator
+import Foundation
+import PatchbayTestSupport
+import Testing
+
+/// A Flic Duo through a real hub: the simulated Duo -> the BlueZ stand-in -> the flic-ble plugin
+/// (`model = "duo"`) -> routes -> the example-swift probe. Both buttons and the swipes arrive as
+/// hub values, and nothing twice across a reconnect and a hub restart.
+@Suite(.serialized, .enabled(if: BlueZStandIn.unavailable == nil, "\(BlueZStandIn.unavailable ?? "")"))
+struct FlicBLEDuoTests {
+  let hub: HubUnderTest
+  let bluez: BlueZStandIn
+  let desk = "06:07:08:09:0A:0C"
+  let factoryKey = SimulatedFlicButton.testFactoryKey().publicKey.rawRepresentation.map {
+    ($0 < 16 ? "0" : "") + String($0, radix: 16)
+  }.joined()
+
+  init() throws {
+    hub = try HubUnderTest("patchbay-flic-duo", plugins: ["flic-ble", "example-swift"])
+    bluez = try BlueZStandIn()
+    try bluez.control("add \(desk) duo")
+  }
+
+  var directory: TemporaryDirectory { hub.directory }
+
+  func startHub() throws {
+    try hub.writeConfig(
+      """
+      [instances.buttons]
+      plugin = "flic-ble"
+      test_factory_key = "\(factoryKey)"
+      [[instances.buttons.buttons]]
+      name = "desk"
+      address = "\(desk.lowercased())"
+      model = "duo"
+
+      [instances.probe]
+      plugin = "example-swift"
+      record = "\(directory.path)/probe.jsonl"
+      ports = [{ name = "big", type = "button", kind = "event" },
+               { name = "small", type = "button", kind = "event" },
+               { name = "swipe", type = "text", kind = "event" },
+               { name = "small_swipe", type = "text", kind = "event" },
+               { name = "connected", type = "bool", kind = "state" }]
+
+      [[routes]]
+      from = "buttons.desk.button"
+      to = "probe.big"
+      [[routes]]
+      from = "buttons.desk.small_button"
+      to = "probe.small"
+      [[routes]]
+      from = "buttons.desk.swipe"
+      to = "probe.swipe"
+      [[routes]]
+      from = "buttons.desk.small_swipe"
+      to = "probe.small_swipe"
+      [[routes]]
+      from = "buttons.desk.connected"
+      to = "probe.connected"
+      """)
+    try hub.start(environment: bluez.bus.environment)
+  }
+
+  func tool(_ arguments: String...) throws -> (status: Int32, output: String) {
+    try hub.cli(arguments: ["flic-ble"] + arguments, environment: bluez.bus.environment)
+  }
+
+  func recorded(_ port: String) -> [String] {
+    let text = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
+    let prefix = "{\"port\":\"\(port)\",\"value\":"
+    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
+      String($0.dropFirst(prefix.count).dropLast())
+    }
+  }
+
+  func actions(_ port: String) -> [String] {
+    recorded(port).compactMap { value in
+      guard let range = value.range(of: #""action":""#) else { return nil }
+      return String(value[range.upperBound...].prefix { $0 != "\"" })
+    }
+  }
+
+  var everything: String {
+    "big \(recorded("big")) small \(recorded("small")) swipe \(recorded("swipe")) "
+      + "small_swipe \(recorded("small_swipe"))\nlog:\n\(hub.log)\nstand-in:\n\(bluez.log)"
+  }
+
+  @Test func bothButtonsAndSwipesArriveAsHubValuesAndNothingTwiceAcrossAReconnect() throws {
+    try startHub()
+    defer { _ = try? hub.stop() }
+    let paired = try tool("pair", "buttons", "desk", "--address", desk, "--test-factory-key", factoryKey)
+    #expect(paired.status == 0 && paired.output.contains("paired desk (\(desk)"), "pair: \(paired.output)")
+    try eventually("connected; \(everything)") { recorded("connected").last == "true" }
+
+    try bluez.control("press \(desk) small-click")
+    try eventually("the small click; \(everything)") { actions("small") == ["click"] }
+    try bluez.control("press \(desk) swipe-left")
+    try eventually("the swipe; \(everything)") { recorded("swipe") == [#""left""#] }
+    try bluez.control("press \(desk) click")
+    try bluez.control("press \(desk) small-swipe-up")
+    try bluez.control("press \(desk) small-hold")
+    try eventually("a big click, a small swipe and a small hold; \(everything)") {
+      actions("big") == ["click"] && recorded("small_swipe") == [#""up""#] && actions("small") == ["click", "hold"]
+    }
+    // A swipe is not also a click.
+    #expect(actions("big") == ["click"])
+
+    // Out of range: a small double click waits in the button, and arrives once, queued.
+    try bluez.control("out-of-range \(desk)")
+    try eventually("disconnected") { recorded("connected").last == "false" }
+    try bluez.control("press \(desk) small-double-click")
+    try bluez.control("advance \(desk) 1")
+    try bluez.control("in-range \(desk)")
+    try eventually("the queued small double click; \(everything)") {
+      actions("small") == ["click", "hold", "double_click"]
+    }
+    #expect(recorded("small").last?.contains(#""queued":true"#) == true, "\(recorded("small"))")
+
+    // Another reconnect and a hub restart deliver nothing twice: both counts are persisted.
+    try bluez.control("out-of-range \(desk)")
+    try eventually("disconnected again") { recorded("connected").last == "false" }
+    try bluez.control("in-range \(desk)")
+    try eventually("connected again") { recorded("connected").last == "true" }
+    _ = try hub.stop()
+    let pairing = try String(contentsOfFile: hub.stateDirectory + "/instances/buttons/desk.flic2", encoding: .utf8)
+    #expect(pairing.contains("small_event_count=") && !pairing.contains("small_event_count=0\n"), "\(pairing)")
+    // The restarted plugin's own link: the button has started events for it (a press before
+    // that would go out live on the old link, which nobody reads any more).
+    func starts() -> Int {
+      bluez.log.components(separatedBy: "-> conn").filter { $0.contains("initButtonEventsDuoResponse") }.count
+    }
+    let before = starts()
+    try hub.start(environment: bluez.bus.environment)
+    try eventually("connected after the hub restart; \(everything)") {
+      starts() > before && recorded("connected").last == "true"
+    }
+    try bluez.control("press \(desk) small-click")
+    try bluez.control("press \(desk) swipe-right")
+    try eventually("live events after the restart; \(everything)") {
+      actions("small").count == 4 && recorded("swipe").count == 2
+    }
+    #expect(actions("small") == ["click", "hold", "double_click", "click"])
+    #expect(actions("big") == ["click"])
+    #expect(recorded("swipe") == [#""left""#, #""right""#])
+    #expect(recorded("small_swipe") == [#""up""#])
+  }
+}
