@@ -18,6 +18,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let clock: any HubClock
   /// The heartbeat ticker runs while this is true.
   private let ticking = Atomic(false)
+  /// When the ticker wakes next; see `planTick`.
+  private let tickPlan = Mutex(TickPlan())
+  /// Ticks never overlap (a wake planned earlier by a supervisor may meet one in progress).
+  private let tickInProgress = Mutex(())
   /// `stop` has begun: a `start` still waiting for its instances gives up.
   private let stopping = Atomic(false)
   private let startedAt = Date()
@@ -29,7 +33,14 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let retiring = Atomic(false)
   /// Run once a second on the ticker: the process hub reaps the children it inherited there.
   private let housekeeping: (@Sendable () -> Void)?
-  private let ticks = Atomic(0)
+
+  /// The ticker's one pending wake-up. The clock cannot cancel a timer: a wake planned earlier
+  /// supersedes the pending one, which then finds its generation stale and does nothing.
+  private struct TickPlan {
+    var at: Double?
+    var generation = 0
+    var nextHousekeeping = 0.0
+  }
 
   package struct Tables {
     var config: HubConfig
@@ -157,24 +168,70 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
     }
   }
 
-  /// Every 0.1 s on the clock, each instance's supervisor sends or checks its heartbeat. The
-  /// next tick is scheduled when this one is done, so ticks never overlap.
+  /// The ticker: each instance's supervisor sends or checks its heartbeat when one is due, and
+  /// housekeeping runs once a second. It sleeps until the earliest of those deadlines (it once
+  /// woke every 0.1 s, which was most of an idle hub's CPU time); a supervisor whose deadline
+  /// moves earlier outside a tick says so (`instanceTickDueChanged`).
   private func startTicker() {
     ticking.store(true, ordering: .relaxed)
-    scheduleTick()
+    let now = clock.now
+    tickPlan.withLock { $0.nextHousekeeping = now + Self.housekeepingInterval }
+    planTick(at: nextTickDue(now: now))
   }
 
-  private func scheduleTick() {
-    clock.schedule(after: Self.tickInterval) { [weak self] in
-      guard let self, self.ticking.load(ordering: .relaxed) else { return }
-      for supervisor in self.instances.values { supervisor.heartbeatTick() }
-      let tick = self.ticks.add(1, ordering: .relaxed).newValue
-      if let housekeeping = self.housekeeping, tick % Int(1 / Self.tickInterval) == 0 { housekeeping() }
-      self.scheduleTick()
+  private func tick(generation: Int) {
+    guard ticking.load(ordering: .relaxed) else { return }
+    let current = tickPlan.withLock { plan in
+      guard plan.generation == generation else { return false }
+      plan.at = nil
+      return true
+    }
+    guard current else { return }
+    tickInProgress.withLock { _ in
+      for supervisor in instances.values { supervisor.heartbeatTick() }
+      guard let housekeeping else { return }
+      let now = clock.now
+      let due = tickPlan.withLock { plan in
+        guard now >= plan.nextHousekeeping else { return false }
+        plan.nextHousekeeping = now + Self.housekeepingInterval
+        return true
+      }
+      if due { housekeeping() }
+    }
+    planTick(at: nextTickDue(now: clock.now))
+  }
+
+  /// The earliest deadline of any instance, or of housekeeping; nil when nothing is due.
+  private func nextTickDue(now: Double) -> Double? {
+    var due = housekeeping == nil ? nil : tickPlan.withLock { $0.nextHousekeeping }
+    for supervisor in instances.values {
+      if let next = supervisor.nextTickDue(now: now) { due = min(due ?? next, next) }
+    }
+    return due
+  }
+
+  /// Wakes the ticker at `due` unless it wakes earlier anyway. A deadline already reached is
+  /// ticked a moment later (the hang check is "longer than the timeout").
+  private func planTick(at due: Double?) {
+    guard let due, ticking.load(ordering: .relaxed) else { return }
+    let generation: Int? = tickPlan.withLock { plan in
+      if let at = plan.at, at <= due { return nil }
+      plan.generation += 1
+      plan.at = due
+      return plan.generation
+    }
+    guard let generation else { return }
+    clock.schedule(after: max(due - clock.now, Self.minimumTickDelay)) { [weak self] in
+      self?.tick(generation: generation)
     }
   }
 
-  package static let tickInterval = 0.1
+  package func instanceTickDueChanged(_ instance: InstanceSupervisor) {
+    planTick(at: instance.nextTickDue(now: clock.now))
+  }
+
+  package static let housekeepingInterval = 1.0
+  package static let minimumTickDelay = 0.001
 
   // MARK: Operations for the control socket
 

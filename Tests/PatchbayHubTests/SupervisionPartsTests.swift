@@ -55,6 +55,31 @@ import Testing
     #expect(tick(&monitor, at: 40) == nil)
     #expect(tick(&monitor, at: 41.5) == .hung(seconds: 10.5))
   }
+
+  func due(_ monitor: HeartbeatMonitor, at now: Double, backPressured: Bool = false) -> Double? {
+    monitor.nextDue(now: now, interval: 2, hangTimeout: 10, backPressured: backPressured, retry: 0.1)
+  }
+
+  /// The hub's ticker sleeps until `nextDue`: a tick at that time (or just past a hang
+  /// deadline) acts, one before it does nothing.
+  @Test func nextDueIsWhenTheTickActs() {
+    var monitor = HeartbeatMonitor()
+    monitor.processBegan(now: 0)
+    #expect(due(monitor, at: 0.5) == 2)
+    #expect(tick(&monitor, at: 1.99) == nil)
+    #expect(tick(&monitor, at: 2) == .send(sequence: 1))
+    monitor.sent(1, fitted: false)
+    #expect(due(monitor, at: 2).map { abs($0 - 2.1) < 1e-9 } == true, "a heartbeat that did not fit is retried")
+    monitor.sent(1, fitted: true)
+    #expect(due(monitor, at: 2.1) == 12, "the hang deadline")
+    #expect(tick(&monitor, at: 12) == nil, "hung is longer than the timeout")
+    #expect(tick(&monitor, at: 12.25) == .hung(seconds: 10.25))
+    monitor.processBegan(now: 20)
+    #expect(tick(&monitor, at: 22) == .send(sequence: 2))
+    monitor.answered(2)
+    #expect(due(monitor, at: 22.1) == 24)
+    #expect(due(monitor, at: 23, backPressured: true) == nil, "back-pressure: due again once it ends")
+  }
 }
 
 @Suite struct InFlightInputsTests {

@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Messages per throughput flood.") var throughputMessages = 200_000
   @Option(help: "Messages per MQTT bridge figure (latency, and the flood).") var bridgeMessages = 20_000
   @Option(help: "Ping-pong round trips under callgrind (two hops each).") var callgrindMessages = 2_000
-  @Option(help: "SIGKILLs in the restart benchmark.") var kills = 50
+  @Option(help: "SIGKILLs in the restart benchmark (each after a healthy run of 1.3 s).") var kills = 20
   @Option(help: "Hub starts per configuration in the start-up benchmark.") var starts = 5
   @Option(help: "Button presses in the button-to-HomeKit benchmark.") var presses = 100
   @Option(help: "Samples per HomeKit latency figure (pair-verify, write, event), each side.") var homekitRuns = 50
@@ -210,7 +210,11 @@ struct BenchCommand: ParsableCommand {
       Figure(
         "6 idle cost", "hub CPU over \(Int(idleSeconds)) idle s", memory.hubIdleCPUSeconds * 1000, "ms",
         baseline: memory.brokerIdleCPUSeconds.map { ("mosquitto, same seconds", $0 * 1000) },
-        note: "4 idle plugin instances (heartbeats)")
+        note: "4 idle plugin instances (heartbeats)"),
+      Figure(
+        "6 idle cost", "hub threads run (wake-ups) over \(Int(idleSeconds)) idle s", Double(memory.hubIdleWakeUps), "",
+        baseline: memory.brokerIdleWakeUps.map { ("mosquitto, same seconds", Double($0)) },
+        note: "times any hub thread was scheduled (schedstat); the old 10 Hz ticker alone was 10 a second"),
     ])
   }
 
@@ -307,17 +311,36 @@ struct BenchCommand: ParsableCommand {
 
   private func restart(_ tools: BenchTools, _ report: BenchReport, _ goals: inout GoalInputs) throws {
     let benchmark = RestartBenchmark(tools: tools, kills: kills)
-    say("4. restart: \(kills) spawns of the plugin host (baseline), \(kills) SIGKILLs")
+    say("4. restart: \(kills) spawns of the plugin host (baseline), \(kills) SIGKILLs each after a healthy run")
     let baseline = LatencySummary(nanoseconds: try benchmark.spawnBaseline())
     let restarts = LatencySummary(nanoseconds: try benchmark.run())
     goals.hostSpawn = baseline.p50 / 1000
     report.add(
       Self.medianAndP99(
-        "4 restart", "SIGKILL -> running again", restarts, baseline: ("plugin-host spawn -> exit", baseline)))
+        "4 restart", "SIGKILL after a healthy run -> running again", restarts,
+        baseline: ("plugin-host spawn -> exit", baseline)))
+    say(
+      "4. restart back-off: \(RestartBenchmark.maxRestarts + 1) SIGKILLs in quick succession, backoff_initial_ms = \(Int(RestartBenchmark.backoffInitialMs)), max_restarts = \(RestartBenchmark.maxRestarts)"
+    )
+    let (steps, leftDown) = try benchmark.backoffSchedule()
+    for step in steps {
+      let chosen = step.chosenMs.map { String(format: "the hub chose %.0f ms (policy ±20 %% jitter)", $0) }
+      report.add([
+        Figure(
+          "4 restart back-off", "crash \(step.crash): SIGKILL -> running again", step.appliedMs, "ms",
+          baseline: ("policy delay", step.policyMs), note: chosen)
+      ])
+    }
+    report.add([
+      Figure(
+        "4 restart back-off", "crash \(RestartBenchmark.maxRestarts + 1): left down (1 = yes)", leftDown ? 1 : 0, "",
+        baseline: nil, note: "max_restarts = \(RestartBenchmark.maxRestarts): the instance is failed, not restarted")
+    ])
   }
 
   private func startup(_ tools: BenchTools, _ report: BenchReport, _ goals: inout GoalInputs) throws {
     say("5. start-up: \(starts) starts of an empty hub and of one with every bundled plugin")
+    try BenchTools.require(tools.simulator)
     let (bundled, empty, plugins) = try StartupBenchmark(tools: tools, runs: starts).run()
     let bundledSummary = LatencySummary(nanoseconds: bundled)
     let emptySummary = LatencySummary(nanoseconds: empty)
@@ -403,15 +426,22 @@ struct BenchCommand: ParsableCommand {
     let benchmark = HomeKitBenchmark(
       tools: tools, runs: homekitRuns, script: sourceRoot + "/Sources/Benchmarks/Scripts/homekit_bench.py",
       controllerPython: controller.python, accessoryPython: accessory.python)
-    let result: (patchbay: HomeKitBenchmark.Side, hapPython: HomeKitBenchmark.Side)
+    let result: (patchbay: HomeKitBenchmark.Side, hapPython: HomeKitBenchmark.Side, hapPythonFailure: String?)
     do {
       result = try benchmark.run()
     } catch {
       say("10. HomeKit: failed, no figures: \(error)")
       return
     }
-    let (patchbay, hap) = result
+    let (patchbay, hap, hapFailure) = result
     let section = "10 HomeKit"
+    if let hapFailure {
+      report.add([
+        Figure(
+          section, "HAP-python baseline", 0, "", baseline: nil,
+          note: "FAILED, its baselines below are marked failed: \(hapFailure)")
+      ])
+    }
     report.add(
       Self.medianAndP99(
         section, "connect + pair-verify", LatencySummary(nanoseconds: patchbay.verify),
@@ -458,15 +488,23 @@ struct BenchCommand: ParsableCommand {
       })
     homekitController(tools, report, against: hap, accessoryPython: accessory.python)
     for count in benchmark.counts {
-      guard let ours = patchbay.memory[count], let theirs = hap.memory[count] else { continue }
-      report.add([
+      guard let ours = patchbay.memory[count] else { continue }
+      let theirs = hap.memory[count]
+      var figures = [
         Figure(
           section, "homekit plugin host RSS, \(count) accessories", ours.rss, "MiB",
-          baseline: ("HAP-python RSS", theirs.rss), note: "after pairing and one /accessories read"),
+          baseline: theirs.map { ("HAP-python RSS", $0.rss) }, note: "after pairing and one /accessories read"),
         Figure(
           section, "homekit plugin host PSS, \(count) accessories", ours.pss, "MiB",
-          baseline: ("HAP-python PSS", theirs.pss)),
-      ])
+          baseline: theirs.map { ("HAP-python PSS", $0.pss) }),
+      ]
+      if theirs == nil {
+        for index in figures.indices {
+          figures[index].baselineName = "HAP-python FAILED"
+          figures[index].baselineFailed = true
+        }
+      }
+      report.add(figures)
     }
   }
 
@@ -499,6 +537,7 @@ struct BenchCommand: ParsableCommand {
 
   private func button(_ tools: BenchTools, _ report: BenchReport) throws {
     say("7. button to HomeKit: \(presses) presses")
+    try BenchTools.require(tools.simulator)
     let result = try ButtonBenchmark(tools: tools, presses: presses).run()
     let baseline = ("flicd press -> flicd sent", LatencySummary(nanoseconds: result.baseline))
     report.add(
@@ -515,7 +554,19 @@ struct BenchCommand: ParsableCommand {
   static func medianAndP99(
     _ section: String, _ name: String, _ summary: LatencySummary, baseline: (String, LatencySummary)
   ) -> [Figure] {
-    [
+    // A baseline without samples failed (said where it failed): no ratio against nothing.
+    guard baseline.1.count > 0 else {
+      return [
+        Figure(section, "\(name) median", summary.p50 / 1000, "ms", baseline: nil, note: "\(summary.count) samples"),
+        Figure(section, "\(name) p99", summary.p99 / 1000, "ms", baseline: nil),
+      ].map {
+        var figure = $0
+        figure.baselineName = baseline.0 + " FAILED"
+        figure.baselineFailed = true
+        return figure
+      }
+    }
+    return [
       Figure(
         section, "\(name) median", summary.p50 / 1000, "ms", baseline: (baseline.0 + " median", baseline.1.p50 / 1000),
         note: "\(summary.count) samples"),

@@ -20,6 +20,13 @@ struct BenchTools {
   /// nil when libmosquitto-dev is missing (scripts/bench installs it).
   let mqttProbe: String?
 
+  /// The simulators only for the sections that run them (start-up, button): the others run
+  /// without building patchbay-sim and its SwiftNIO.
+  static func require(_ program: String) throws {
+    guard !FileManager.default.isExecutableFile(atPath: program) else { return }
+    throw BenchError("\(program) is missing: build with `swift build -c release` first (scripts/bench does)")
+  }
+
   init(sourceRoot: String, work: String) throws {
     let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     productDirectory = (own as NSString).deletingLastPathComponent
@@ -27,9 +34,7 @@ struct BenchTools {
     patchbay = productDirectory + "/patchbay"
     pluginHost = productDirectory + "/patchbay-plugin-host"
     simulator = productDirectory + "/patchbay-sim"
-    for program in [patchbay, pluginHost, simulator] where !FileManager.default.isExecutableFile(atPath: program) {
-      throw BenchError("\(program) is missing: build with `swift build -c release` first (scripts/bench does)")
-    }
+    for program in [patchbay, pluginHost] { try Self.require(program) }
     let probes = sourceRoot + "/Sources/Benchmarks/Probes"
     guard FileManager.default.fileExists(atPath: probes + "/probe-plugin.c") else {
       throw BenchError("no probes under \(probes): pass --source-root with the repository")

@@ -9,6 +9,8 @@ struct Figure: Codable, Sendable {
   var baseline: Double?
   var ratio: Double?
   var note: String?
+  /// The baseline was to be measured in this run and failed (nil: it did not fail).
+  var baselineFailed: Bool?
 
   init(
     _ section: String, _ name: String, _ value: Double, _ unit: String, baseline: (name: String, value: Double)?,

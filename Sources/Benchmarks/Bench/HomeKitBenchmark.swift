@@ -44,14 +44,49 @@ struct HomeKitBenchmark {
   /// The accessory counts memory is measured with; latencies are measured with the first.
   var counts = [10, 100]
 
-  func run() throws -> (patchbay: Side, hapPython: Side) {
+  /// The baseline's failure does not cost the hub's figures: `hapPythonFailure` says why its
+  /// side has none (the report marks those baselines failed).
+  func run() throws -> (patchbay: Side, hapPython: Side, hapPythonFailure: String?) {
     var patchbay = Side()
     var hapPython = Side()
+    var hapPythonFailure: String?
     for (index, count) in counts.enumerated() {
       try measurePatchbay(count: count, latencies: index == 0, into: &patchbay)
-      try measureHAPPython(count: count, latencies: index == 0, into: &hapPython)
+      guard hapPythonFailure == nil else { continue }
+      do {
+        try measureHAPPythonRetryingSRP(count: count, latencies: index == 0, into: &hapPython)
+      } catch {
+        hapPythonFailure = "\(error)"
+        print("10. HomeKit: the HAP-python baseline failed (\(count) accessories): \(error)")
+      }
     }
-    return (patchbay, hapPython)
+    return (patchbay, hapPython, hapPythonFailure)
+  }
+
+  /// HAP-python 5.0.0's SRP (pyhap/hsrp.py) hashes B, S and K without padding them: a
+  /// pair-setup where one starts with a zero byte (3 in 256) fails at M4 with
+  /// AuthenticationError though the code is right (Scripts/hap_srp_padding.py counts it).
+  /// Only that failure of the baseline side is retried, with a new accessory and controller.
+  static let srpAttempts = 3
+
+  private func measureHAPPythonRetryingSRP(count: Int, latencies: Bool, into side: inout Side) throws {
+    for attempt in 1...Self.srpAttempts {
+      do {
+        try measureHAPPython(count: count, latencies: latencies, attempt: attempt, into: &side)
+        return
+      } catch let error as HAPPythonPairingFailed where attempt < Self.srpAttempts {
+        print(
+          "10. HomeKit: HAP-python's pair-setup failed at M4 (\(error.message)): its SRP does not pad B/S/K, about 1.2 % of pairings; retrying the HAP-python side only (attempt \(attempt + 1) of \(Self.srpAttempts))"
+        )
+        side = Side(memory: side.memory)
+      }
+    }
+  }
+
+  /// Pair-setup with HAP-python ended in AuthenticationError (see `measureHAPPythonRetryingSRP`).
+  struct HAPPythonPairingFailed: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "HAP-python pair-setup: \(message)" }
   }
 
   /// The accessories of both servers (homekit_bench.py's accessory_names() names the same).
@@ -143,8 +178,9 @@ struct HomeKitBenchmark {
     return zip(later, earlier).map { $0 - $1 }
   }
 
-  private func measureHAPPython(count: Int, latencies: Bool, into side: inout Side) throws {
-    let directory = try tools.directory("homekit-hap-python-\(count)")
+  private func measureHAPPython(count: Int, latencies: Bool, attempt: Int, into side: inout Side) throws {
+    // A new accessory (its own state file) for each attempt.
+    let directory = try tools.directory("homekit-hap-python-\(count)" + (attempt > 1 ? "-attempt\(attempt)" : ""))
     let port = MosquittoBroker.freePort()
     let accessory = try ChildProcess(
       accessoryPython,
@@ -154,7 +190,11 @@ struct HomeKitBenchmark {
     try accessory.waitForLine(containing: "{\"ready\"", within: 120)
     let controller = try HomeKitBenchController(
       python: controllerPython, script: script, port: port, log: directory + "/controller.log")
-    try controller.pair(code: Self.setupCode)
+    do {
+      try controller.pair(code: Self.setupCode)
+    } catch let error as BenchError where error.description.contains("AuthenticationError") {
+      throw HAPPythonPairingFailed(message: error.description)
+    }
     let listed = try controller.accessories()
     guard let memory = ProcessStats.memory(accessory.pid) else {
       throw BenchError("the HAP-python process ended; see \(directory)/accessory.log")

@@ -30,6 +30,46 @@ enum ProcessStats {
     return Double(nanoseconds) / 1e9
   }
 
+  /// CPU seconds each process spent over the next `seconds`, and how often its threads were
+  /// scheduled (wake-ups), thread by thread. Summing the live threads at both ends undercounts,
+  /// even below zero: a thread that ends within the window (Dispatch retires idle worker
+  /// threads after a few seconds) takes its whole past out of the sum. Each thread's schedstat
+  /// (run time, times run) is sampled every `step` instead; one that ends loses at most its
+  /// last step, one that begins counts from zero.
+  static func cpuSeconds(of pids: [Int32], over seconds: Double, step: Double = 0.25) -> [Int32: (
+    seconds: Double, wakeUps: Int
+  )] {
+    func threads(_ pid: Int32) -> [String: (UInt64, UInt64)] {
+      var times: [String: (UInt64, UInt64)] = [:]
+      for thread in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/schedstat", encoding: .utf8)
+        else { continue }
+        let fields = text.split(separator: " ").map { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard fields.count >= 3, let runNanoseconds = fields[0], let runs = fields[2] else { continue }
+        times[thread] = (runNanoseconds, runs)
+      }
+      return times
+    }
+    let first = Dictionary(uniqueKeysWithValues: pids.map { ($0, threads($0)) })
+    var last = first
+    let end = monotonicNanos() + UInt64(seconds * 1e9)
+    while monotonicNanos() < end {
+      let left = Double(end - min(end, monotonicNanos())) / 1e9
+      usleep(UInt32(min(step, left) * 1e6))
+      for pid in pids { last[pid, default: [:]].merge(threads(pid)) { _, new in new } }
+    }
+    return Dictionary(
+      uniqueKeysWithValues: pids.map { pid in
+        var (nanoseconds, runs): (UInt64, UInt64) = (0, 0)
+        for (thread, now) in last[pid] ?? [:] {
+          let before = first[pid]?[thread] ?? (0, 0)
+          nanoseconds += now.0 - min(now.0, before.0)
+          runs += now.1 - min(now.1, before.1)
+        }
+        return (pid, (Double(nanoseconds) / 1e9, Int(runs)))
+      })
+  }
+
   /// User + system CPU seconds of the whole process, live and ended threads alike (utime and
   /// stime of /proc/PID/stat, in clock ticks): what a flood cost it.
   static func cpuTicksSeconds(_ pid: Int32) -> Double? {

@@ -39,6 +39,9 @@ struct ThroughputBenchmark {
     var pluginsAfterMiB: [String: Double]
     var hubIdleCPUSeconds: Double
     var brokerIdleCPUSeconds: Double?
+    /// How often the hub's and mosquitto's threads ran over the idle seconds.
+    var hubIdleWakeUps = 0
+    var brokerIdleWakeUps: Int?
     /// What the idle RSS is made of (largest mappings) for the hub and a C plugin's host.
     var hubLargest: String
     var pluginLargest: String?
@@ -109,18 +112,17 @@ struct ThroughputBenchmark {
     let hubLargest = ProcessStats.describe(ProcessStats.largestMappings(hub.pid, count: 4))
     let pluginLargest = plugins["event_sink"].map { ProcessStats.describe(ProcessStats.largestMappings($0, count: 4)) }
     let pluginsIdle = plugins.compactMapValues(ProcessStats.rssMiB)
-    let hubCPU = ProcessStats.cpuSeconds(hub.pid) ?? 0
-    let brokerCPU = broker.flatMap { ProcessStats.cpuSeconds($0.pid) }
-    usleep(UInt32(idleSeconds * 1e6))
-    let hubIdleCPU = (ProcessStats.cpuSeconds(hub.pid) ?? 0) - hubCPU
-    let brokerIdleCPU = broker.flatMap { ProcessStats.cpuSeconds($0.pid) }.map { $0 - (brokerCPU ?? 0) }
+    let idle = ProcessStats.cpuSeconds(of: [hub.pid] + (broker.map { [$0.pid] } ?? []), over: idleSeconds)
+    let hubIdleCPU = idle[hub.pid]?.seconds ?? 0
+    let brokerIdleCPU = broker.flatMap { idle[$0.pid]?.seconds }
 
     let event = try flood("event", hub: hub, directory: directory)
     let state = try flood("state", hub: hub, directory: directory)
     let memory = Memory(
       hubIdleMiB: hubIdle, hubAfterMiB: ProcessStats.rssMiB(hub.pid) ?? 0, pluginsIdleMiB: pluginsIdle,
       pluginsAfterMiB: plugins.compactMapValues(ProcessStats.rssMiB), hubIdleCPUSeconds: hubIdleCPU,
-      brokerIdleCPUSeconds: brokerIdleCPU, hubLargest: hubLargest, pluginLargest: pluginLargest)
+      brokerIdleCPUSeconds: brokerIdleCPU, hubIdleWakeUps: idle[hub.pid]?.wakeUps ?? 0,
+      brokerIdleWakeUps: broker.flatMap { idle[$0.pid]?.wakeUps }, hubLargest: hubLargest, pluginLargest: pluginLargest)
     return (event, state, memory)
   }
 

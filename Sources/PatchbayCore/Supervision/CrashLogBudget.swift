@@ -54,6 +54,9 @@ package struct CrashLogBudget: Sendable {
     return false
   }
 
+  /// When `dueSummary` has something to say next (nil: not summarising).
+  package var nextSummaryDue: Double? { quietSince.map { $0 + Self.interval } }
+
   /// Once an interval while summarising: what was counted. After an interval without a
   /// crash, crashes are logged in full again.
   package mutating func dueSummary(now: Double) -> Summary? {

@@ -49,6 +49,18 @@ package struct HeartbeatMonitor: Sendable, Equatable {
     return .send(sequence: sequence)
   }
 
+  /// The earliest time `tick` can do something (the hub's ticker sleeps until then): the next
+  /// heartbeat, the hang deadline of the outstanding one (`tick` says hung once past it), or
+  /// `retry` for one that did not fit. Nil while back-pressured: `backPressureEnded` restarts
+  /// the clock, and the supervisor asks again then.
+  package func nextDue(now: Double, interval: Double, hangTimeout: Double, backPressured: Bool, retry: Double)
+    -> Double?
+  {
+    if backPressured { return nil }
+    if let since = outstandingSince { return unsent ? min(now + retry, since + hangTimeout) : since + hangTimeout }
+    return lastSent + interval
+  }
+
   /// Whether heartbeat `sequence` went out (false: the socket was full; tried again next tick).
   package mutating func sent(_ sequence: UInt64, fitted: Bool) {
     if sequence == self.sequence { unsent = !fitted }

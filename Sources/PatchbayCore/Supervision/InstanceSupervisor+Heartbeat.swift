@@ -1,6 +1,8 @@
-/// Hang detection (`HeartbeatMonitor`), on the hub's ticker.
+/// Hang detection (`HeartbeatMonitor`), on the hub's ticker. The ticker wakes only when some
+/// instance has something due (`nextTickDue`); whatever moves a deadline earlier outside a tick
+/// (a new process, an answer, the end of back-pressure, a crash) tells the hub.
 extension InstanceSupervisor {
-  /// Sends or checks this instance's heartbeat; called by the hub's ticker every 0.1 s.
+  /// Sends or checks this instance's heartbeat; called by the hub's ticker when due.
   package func heartbeatTick() {
     let now = clock.now
     logCrashSummaryIfDue(now: now)
@@ -29,4 +31,24 @@ extension InstanceSupervisor {
       process.terminate()
     }
   }
+
+  /// The earliest time `heartbeatTick` has something to do: a heartbeat to send or check, a
+  /// crash-loop summary to log. Nil when nothing is due until the instance changes.
+  package func nextTickDue(now: Double) -> Double? {
+    let settings = spec.supervision
+    return state.withLock { state -> Double? in
+      let summary = state.crashLog.nextSummaryDue
+      guard state.phase == .running || state.phase == .starting, state.process != nil else { return summary }
+      let heartbeat = state.heartbeat.nextDue(
+        now: now, interval: settings.heartbeatInterval, hangTimeout: settings.hangTimeout,
+        backPressured: state.backPressuredSince != nil, retry: Self.heartbeatRetry)
+      return [summary, heartbeat].compactMap { $0 }.min()
+    }
+  }
+
+  /// A heartbeat that did not fit into a full socket is tried again this much later.
+  package static let heartbeatRetry = 0.1
+
+  /// A deadline may have moved earlier: the hub's ticker wakes for it. Never under `state`'s lock.
+  func heartbeatDeadlineChanged() { delegate?.instanceTickDueChanged(self) }
 }

@@ -43,6 +43,7 @@ extension InstanceSupervisor {
       if restartLineAdmitted() { logger.log(level: Self.hubLogLevel(level), "\(text)") }
     case .heartbeat(let sequence):
       state.withLock { $0.heartbeat.answered(sequence) }
+      heartbeatDeadlineChanged()
     case .failed(let stage, let status, let text):
       failed(stage, status: status, text)
     case .refusals(let total):
@@ -90,6 +91,7 @@ extension InstanceSupervisor {
       state.startedAt = now
       state.heartbeat.started(now: now)
     }
+    heartbeatDeadlineChanged()
     if restartLineAdmitted() { logger.info("running (pid \(process.pid))") }
     inbox.open(replayingState: true)
   }

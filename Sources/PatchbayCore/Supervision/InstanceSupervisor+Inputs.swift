@@ -61,6 +61,7 @@ extension InstanceSupervisor {
       state.backPressuredSince = begins ? now : nil
       if !begins { state.heartbeat.backPressureEnded(now: now) }
     }
+    if !begins { heartbeatDeadlineChanged() }
   }
 
   package func countBackPressure() { state.withLock { InstanceCounters.bump(&$0.counters.backPressureWaits) } }

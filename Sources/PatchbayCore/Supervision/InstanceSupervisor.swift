@@ -18,6 +18,8 @@ package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   /// (its first attempts failed, or it was slow): its routes can be installed now, and then
   /// the delegate calls `allowStart()`.
   func instanceCreatedLate(_ instance: InstanceSupervisor)
+  /// One of the instance's heartbeat deadlines (`nextTickDue`) may have moved earlier.
+  func instanceTickDueChanged(_ instance: InstanceSupervisor)
 }
 
 /// Supervises one plugin instance: starts its process, restarts it by policy with back-off
@@ -145,6 +147,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
         state.heartbeat.started(now: spawned)
       }
+      heartbeatDeadlineChanged()
       // A fresh socket has room for both; never a blocking send on the control path.
       sendControl(.hello(protocolVersion: WireProtocol.version), to: process)
       sendControl(
@@ -299,6 +302,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.lastExit = ending
       return state.crashLog.crash(now: now, reason: ending)
     }
+    // A crash loop's summary may be due from now on.
+    if admission != .log { heartbeatDeadlineChanged() }
     switch admission {
     case .log:
       logger.error("plugin process \(process.pid) ended: \(ending)")
