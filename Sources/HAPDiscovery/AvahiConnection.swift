@@ -21,28 +21,25 @@ enum AvahiConnectionEvent {
   case failed(String)
 }
 
-/// One libavahi-client connection to avahi-daemon on an Avahi threaded poll, kept alive through
-/// daemon restarts: `AVAHI_CLIENT_NO_FAIL` waits for a daemon that is not (yet) on the bus, a
-/// disconnected client is freed and made anew (as Avahi's documentation asks), and when the
-/// D-Bus system bus itself is missing, inotify on its socket's folder says when it appears.
-///
-/// libdbus reads the bus address (`DBUS_SYSTEM_BUS_ADDRESS`, else the system socket) once per
-/// process, at the first connection: every Avahi client in a process talks to the same bus.
-final class AvahiConnection: @unchecked Sendable {
-  // C boundary, unchecked: the C objects (poll, client, watch, timeout) and the fields below are
-  // touched only on the threaded poll's thread (its callbacks) or under its lock (`withLock`).
-  private let poll: OpaquePointer
-  private let handler: (AvahiConnectionEvent) -> Void
-  private var client: OpaquePointer?
-  private var busWatch: OpaquePointer?
-  private var busWatchDescriptor: Int32 = -1
-  private var retry: OpaquePointer?
-  private var retryDelay: Int32 = 1000
-  private var started = false
-  private var stopped = false
+/// The part of an advertiser or browser that lives on an `AvahiConnection`'s poll: its C objects
+/// and the fields that go with them, touched only on the poll's thread (its callbacks) or with the
+/// poll's lock held (`AvahiConnection.withLock`). The connection owns it.
+protocol AvahiConnectionOwner: AnyObject {
+  /// On the poll's thread, its lock held.
+  func connectionChanged(_ event: AvahiConnectionEvent)
+}
 
+/// The Avahi callbacks of a connection: C function pointers cannot reach a generic class, so
+/// their userdata is this (non-generic) box.
+private final class AvahiCallbacks {
+  var clientChanged: (OpaquePointer, AvahiClientState) -> Void = { _, _ in }
+  var busMayHaveAppeared: () -> Void = {}
+}
+
+/// Where libdbus connects: `DBUS_SYSTEM_BUS_ADDRESS`, else the system socket.
+enum AvahiBus {
   /// The socket of the D-Bus system bus libdbus will connect to.
-  static let busSocketPath: String = {
+  static let socketPath: String = {
     let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? ""
     for entry in address.split(separator: ";") {
       for part in entry.split(separator: ",") {
@@ -52,20 +49,48 @@ final class AvahiConnection: @unchecked Sendable {
     }
     return "/run/dbus/system_bus_socket"
   }()
+}
 
-  /// Nil when Avahi cannot make a threaded poll (out of memory or threads).
-  init?(handler: @escaping (AvahiConnectionEvent) -> Void) {
+/// One libavahi-client connection to avahi-daemon on an Avahi threaded poll, kept alive through
+/// daemon restarts: `AVAHI_CLIENT_NO_FAIL` waits for a daemon that is not (yet) on the bus, a
+/// disconnected client is freed and made anew (as Avahi's documentation asks), and when the
+/// D-Bus system bus itself is missing, inotify on its socket's folder says when it appears.
+///
+/// libdbus reads the bus address (`DBUS_SYSTEM_BUS_ADDRESS`, else the system socket) once per
+/// process, at the first connection: every Avahi client in a process talks to the same bus.
+///
+/// The one C boundary of mDNS: the threaded poll's thread and lock are what guard the C objects,
+/// so the owner's poll side lives here, and others reach it only through `withLock`.
+final class AvahiConnection<Owner: AvahiConnectionOwner>: @unchecked Sendable {
+  // C boundary, unchecked: the C objects (poll, client, watch, timeout), the fields below and
+  // `owner` are touched only on the threaded poll's thread (its callbacks) or under its lock.
+  private let poll: OpaquePointer
+  private let owner: Owner
+  private let callbacks = AvahiCallbacks()
+  private var client: OpaquePointer?
+  private var busWatch: OpaquePointer?
+  private var busWatchDescriptor: Int32 = -1
+  private var retry: OpaquePointer?
+  private var retryDelay: Int32 = 1000
+  private var started = false
+  private var stopped = false
+
+  /// Nil when Avahi cannot make a threaded poll (out of memory or threads). `owner` moves onto
+  /// the poll: nothing else may keep it.
+  init?(owner: sending Owner) {
     guard let poll = avahi_threaded_poll_new() else { return nil }
     self.poll = poll
-    self.handler = handler
+    self.owner = owner
+    callbacks.clientChanged = { [unowned self] client, state in self.clientChanged(client, state) }
+    callbacks.busMayHaveAppeared = { [unowned self] in self.busMayHaveAppeared() }
   }
 
   private var api: UnsafePointer<AvahiPoll> { avahi_threaded_poll_get(poll) }
-  private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+  private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(callbacks).toOpaque() }
 
   /// Connects (or starts waiting) and starts the poll's thread. Once only.
   func start() {
-    let first = withLock { () -> Bool in
+    let first = withPollLock { () -> Bool in
       guard !started, !stopped else { return false }
       started = true
       return true
@@ -78,7 +103,14 @@ final class AvahiConnection: @unchecked Sendable {
   }
 
   /// Runs `body` with the poll's lock held (never from the poll's own thread).
-  func withLock<T>(_ body: () -> T) -> T {
+  func withLock<T>(_ body: (Owner) -> T) -> T {
+    avahi_threaded_poll_lock(poll)
+    defer { avahi_threaded_poll_unlock(poll) }
+    return body(owner)
+  }
+
+  /// Runs `body` with the poll's lock held, for this connection's own fields.
+  private func withPollLock<T>(_ body: () -> T) -> T {
     avahi_threaded_poll_lock(poll)
     defer { avahi_threaded_poll_unlock(poll) }
     return body()
@@ -86,7 +118,7 @@ final class AvahiConnection: @unchecked Sendable {
 
   /// Stops the thread and frees the client (and with it every entry group and browser).
   func stop() {
-    let running = withLock { () -> Bool in
+    let running = withPollLock { () -> Bool in
       let was = started && !stopped
       stopped = true
       return was
@@ -108,9 +140,9 @@ final class AvahiConnection: @unchecked Sendable {
     let made = avahi_client_new(api, AVAHI_CLIENT_NO_FAIL, avahiClientCallback, userdata, &error)
     guard let made else {
       // NO_FAIL covers a missing daemon, not a missing bus.
-      handler(
+      owner.connectionChanged(
         .waiting(
-          "no D-Bus system bus at \(Self.busSocketPath) (\(avahiErrorText(error))): start dbus and avahi-daemon"))
+          "no D-Bus system bus at \(AvahiBus.socketPath) (\(avahiErrorText(error))): start dbus and avahi-daemon"))
       waitForBus()
       return
     }
@@ -120,19 +152,19 @@ final class AvahiConnection: @unchecked Sendable {
 
   private func dropClient() {
     guard let client else { return }
-    handler(.lost)
+    owner.connectionChanged(.lost)
     avahi_client_free(client)
     self.client = nil
   }
 
-  fileprivate func clientChanged(_ changed: OpaquePointer, _ state: AvahiClientState) {
+  private func clientChanged(_ changed: OpaquePointer, _ state: AvahiClientState) {
     switch state {
     case AVAHI_CLIENT_S_RUNNING:
-      handler(.running(changed))
+      owner.connectionChanged(.running(changed))
     case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
-      handler(.suspended)
+      owner.connectionChanged(.suspended)
     case AVAHI_CLIENT_CONNECTING:
-      handler(.waiting("avahi-daemon is not running (not on the D-Bus system bus)"))
+      owner.connectionChanged(.waiting("avahi-daemon is not running (not on the D-Bus system bus)"))
     case AVAHI_CLIENT_FAILURE:
       let error = avahi_client_errno(changed)
       // During avahi_client_new the client is not ours yet; it is freed by Avahi then.
@@ -141,7 +173,7 @@ final class AvahiConnection: @unchecked Sendable {
         // The daemon (or the bus) went away: a new client waits for it (NO_FAIL).
         connect()
       } else {
-        handler(.failed(avahiErrorText(error)))
+        owner.connectionChanged(.failed(avahiErrorText(error)))
       }
     default:
       break
@@ -153,7 +185,7 @@ final class AvahiConnection: @unchecked Sendable {
   /// caught between bind and listen), a retry timer with back-off covers what inotify cannot see.
   private func waitForBus() {
     cancelBusWait()
-    var folder = Self.busSocketPath
+    var folder = AvahiBus.socketPath
     repeat {
       folder = parentFolder(of: folder)
     } while access(folder, F_OK) != 0 && folder != "/"
@@ -166,7 +198,7 @@ final class AvahiConnection: @unchecked Sendable {
     } else if descriptor >= 0 {
       close(descriptor)
     }
-    if access(Self.busSocketPath, F_OK) == 0 || busWatch == nil {
+    if access(AvahiBus.socketPath, F_OK) == 0 || busWatch == nil {
       var when = timeval()
       avahi_elapse_time(&when, UInt32(retryDelay), 0)
       retry = api.pointee.timeout_new(api, &when, avahiRetryCallback, userdata)
@@ -183,7 +215,7 @@ final class AvahiConnection: @unchecked Sendable {
     retry = nil
   }
 
-  fileprivate func busMayHaveAppeared() {
+  private func busMayHaveAppeared() {
     cancelBusWait()
     guard !stopped, client == nil else { return }
     connect()
@@ -195,19 +227,19 @@ final class AvahiConnection: @unchecked Sendable {
   }
 }
 
-private func connection(_ userdata: UnsafeMutableRawPointer?) -> AvahiConnection {
-  Unmanaged<AvahiConnection>.fromOpaque(userdata!).takeUnretainedValue()
+private func callbacks(_ userdata: UnsafeMutableRawPointer?) -> AvahiCallbacks {
+  Unmanaged<AvahiCallbacks>.fromOpaque(userdata!).takeUnretainedValue()
 }
 
 private let avahiClientCallback: AvahiClientCallback = { client, state, userdata in
   guard let client else { return }
-  connection(userdata).clientChanged(client, state)
+  callbacks(userdata).clientChanged(client, state)
 }
 
 private let avahiBusWatchCallback: AvahiWatchCallback = { _, _, _, userdata in
-  connection(userdata).busMayHaveAppeared()
+  callbacks(userdata).busMayHaveAppeared()
 }
 
 private let avahiRetryCallback: AvahiTimeoutCallback = { _, userdata in
-  connection(userdata).busMayHaveAppeared()
+  callbacks(userdata).busMayHaveAppeared()
 }

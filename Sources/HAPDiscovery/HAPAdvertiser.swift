@@ -25,7 +25,8 @@ public final class HAPAdvertiser: Sendable {
 
   public static let serviceType = "_hap._tcp"
 
-  private let registration: ServiceRegistration
+  private let status: RegistrationStatus
+  private let connection: AvahiConnection<ServiceRegistration>?
 
   /// `name` is the instance name (the accessory's name; a DNS label holds 63 bytes of UTF-8, a
   /// longer name is cut at a character boundary and logged); `port` the TCP port the HAP server
@@ -33,7 +34,11 @@ public final class HAPAdvertiser: Sendable {
   public init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
     let label = Self.instanceLabel(name)
     if label != name { logger.warning("mDNS: the name '\(name)' is longer than 63 bytes; advertising '\(label)'") }
-    registration = ServiceRegistration(name: label, port: port, txt: txt, logger: logger)
+    let status = RegistrationStatus(txt: txt)
+    self.status = status
+    connection = AvahiConnection(
+      owner: ServiceRegistration(name: label, port: port, txt: txt, logger: logger, status: status))
+    if connection == nil { status.set(.failed("Avahi could not make its poll thread")) }
   }
 
   /// `name` cut to the 63 bytes of a DNS label, at a character boundary.
@@ -47,24 +52,30 @@ public final class HAPAdvertiser: Sendable {
   }
 
   /// Connects to avahi-daemon (or starts waiting for it) and registers the service.
-  public func start() { registration.start() }
+  public func start() { connection?.start() }
 
   /// Replaces the TXT record (on the network at once when registered, else at registration).
-  public func update(txt: HAPTXTRecord) { registration.update(txt: txt) }
+  public func update(txt: HAPTXTRecord) {
+    status.lastTXT.withLock { $0 = txt }
+    connection?.withLock { $0.update(txt: txt) }
+  }
 
-  public var state: State { registration.state }
+  public var state: State { status.state }
 
   /// The state now, then every change (for a status line; read it in a task of your own). The
   /// stream ends when the advertiser stops.
-  public var stateChanges: AsyncStream<State> { registration.subscribe() }
+  public var stateChanges: AsyncStream<State> { status.subscribe() }
 
   /// The TXT record last given.
-  public var txt: HAPTXTRecord { registration.currentTXT }
+  public var txt: HAPTXTRecord { status.lastTXT.withLock { $0 } }
 
   /// Withdraws the service and disconnects. The advertiser cannot be started again.
-  public func stop() { registration.stop() }
+  public func stop() {
+    connection?.stop()
+    status.end()
+  }
 
-  deinit { registration.stop() }
+  deinit { stop() }
 }
 
 /// The advertiser's state and who listens to its changes.
@@ -75,31 +86,13 @@ private struct Published {
   var ended = false
 }
 
-/// The entry group of one `_hap._tcp` service on an `AvahiConnection`.
-private final class ServiceRegistration: @unchecked Sendable {
-  // C boundary, unchecked: `group`, `name`, `txt` and `warnedOfWaiting` belong to the Avahi
-  // threaded poll (used on its thread or under its lock); `published` (with the state's
-  // subscribers) and `lastTXT` are Mutexes.
-  private var name: String
-  private var txt: HAPTXTRecord
-  private let port: Int
-  private let logger: Logger
-  private var connection: AvahiConnection?
-  private var group: OpaquePointer?
-  private var warnedOfWaiting = false
+/// What any thread reads of an advertiser: its state with who listens, and the TXT record last
+/// given.
+private final class RegistrationStatus: Sendable {
   private let published = Mutex(Published())
-  private let lastTXT: Mutex<HAPTXTRecord>
+  let lastTXT: Mutex<HAPTXTRecord>
 
-  init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger) {
-    self.name = name
-    self.txt = txt
-    self.port = port
-    self.logger = logger
-    lastTXT = Mutex(txt)
-    connection = nil
-    connection = AvahiConnection { [unowned self] event in self.connectionChanged(event) }
-    if connection == nil { set(.failed("Avahi could not make its poll thread")) }
-  }
+  init(txt: HAPTXTRecord) { lastTXT = Mutex(txt) }
 
   var state: HAPAdvertiser.State { published.withLock { $0.state } }
 
@@ -112,12 +105,17 @@ private final class ServiceRegistration: @unchecked Sendable {
     return stream
   }
 
-  var currentTXT: HAPTXTRecord { lastTXT.withLock { $0 } }
+  /// Records the state and tells the subscribers of a change (in order: under the Mutex).
+  func set(_ state: HAPAdvertiser.State) {
+    published.withLock { published in
+      guard published.state != state else { return }
+      published.state = state
+      for subscriber in published.subscribers { subscriber.yield(state) }
+    }
+  }
 
-  func start() { connection?.start() }
-
-  func stop() {
-    connection?.stop()
+  /// Stopped for good: ends every subscriber's stream.
+  func end() {
     set(.stopped)
     let subscribers = published.withLock { published in
       published.ended = true
@@ -126,37 +124,47 @@ private final class ServiceRegistration: @unchecked Sendable {
     }
     for subscriber in subscribers { subscriber.finish() }
   }
+}
 
+/// The entry group of one `_hap._tcp` service: the poll side of an advertiser, owned by its
+/// `AvahiConnection` (used on the poll's thread or under its lock only).
+private final class ServiceRegistration: AvahiConnectionOwner {
+  private var name: String
+  private var txt: HAPTXTRecord
+  private let port: Int
+  private let logger: Logger
+  private var group: OpaquePointer?
+  private var warnedOfWaiting = false
+  private let status: RegistrationStatus
+
+  init(name: String, port: Int, txt: HAPTXTRecord, logger: Logger, status: RegistrationStatus) {
+    self.name = name
+    self.txt = txt
+    self.port = port
+    self.logger = logger
+    self.status = status
+  }
+
+  /// Under the poll's lock.
   func update(txt newTXT: HAPTXTRecord) {
-    lastTXT.withLock { $0 = newTXT }
-    guard let connection else { return }
-    connection.withLock {
-      txt = newTXT
-      guard let group, avahi_entry_group_is_empty(group) == 0 else { return }
-      let list = newTXT.avahiStringList()
-      defer { avahi_string_list_free(list) }
-      let result = avahi_entry_group_update_service_txt_strlst(
-        group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name,
-        HAPAdvertiser.serviceType, nil, list)
-      if result < 0 {
-        logger.warning(
-          "mDNS: could not update the TXT record of '\(name)' (\(avahiErrorText(result))); registering anew")
-        register()
-      }
+    txt = newTXT
+    guard let group, avahi_entry_group_is_empty(group) == 0 else { return }
+    let list = newTXT.avahiStringList()
+    defer { avahi_string_list_free(list) }
+    let result = avahi_entry_group_update_service_txt_strlst(
+      group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name,
+      HAPAdvertiser.serviceType, nil, list)
+    if result < 0 {
+      logger.warning(
+        "mDNS: could not update the TXT record of '\(name)' (\(avahiErrorText(result))); registering anew")
+      register()
     }
   }
 
-  /// Records the state and tells the subscribers of a change (in order: under the Mutex).
-  private func set(_ state: HAPAdvertiser.State) {
-    published.withLock { published in
-      guard published.state != state else { return }
-      published.state = state
-      for subscriber in published.subscribers { subscriber.yield(state) }
-    }
-  }
+  private func set(_ state: HAPAdvertiser.State) { status.set(state) }
 
   // On the poll's thread, its lock held.
-  private func connectionChanged(_ event: AvahiConnectionEvent) {
+  func connectionChanged(_ event: AvahiConnectionEvent) {
     switch event {
     case .running(let client):
       register(on: client)

@@ -24,56 +24,37 @@ public final class HAPBrowser: Sendable {
     case removed(name: String)
   }
 
-  private let browsing: ServiceBrowsing
+  private let results: BrowsingResults
+  private let connection: AvahiConnection<ServiceBrowsing>?
 
   public init(type: String = HAPAdvertiser.serviceType, logger: Logger) {
-    browsing = ServiceBrowsing(type: type, logger: logger)
+    let results = BrowsingResults()
+    self.results = results
+    connection = AvahiConnection(owner: ServiceBrowsing(type: type, logger: logger, results: results))
   }
 
   /// Starts browsing (once).
-  public func start() { browsing.start() }
+  public func start() { connection?.start() }
 
   /// The services resolved now, by name.
-  public var services: [String: Service] { browsing.found.withLock { $0 } }
+  public var services: [String: Service] { results.found.withLock { $0 } }
 
   /// Every change from now on; the stream ends when the browser stops.
-  public var events: AsyncStream<Event> { browsing.subscribe() }
+  public var events: AsyncStream<Event> { results.subscribe() }
 
-  public func stop() { browsing.stop() }
+  public func stop() {
+    connection?.stop()
+    results.end()
+  }
 
-  deinit { browsing.stop() }
+  deinit { stop() }
 }
 
-/// A service browser and its resolvers on an `AvahiConnection`.
-private final class ServiceBrowsing: @unchecked Sendable {
-  // C boundary, unchecked: `browser` and `resolvers` belong to the Avahi threaded poll (its
-  // thread or its lock); `found` and `subscribers` are Mutexes.
-  private let type: String
-  private let logger: Logger
-  private var connection: AvahiConnection?
-  private var client: OpaquePointer?
-  private var browser: OpaquePointer?
-  private var resolvers: [String: OpaquePointer] = [:]
+/// What any thread reads of a browser: the services found, and who listens to the changes.
+private final class BrowsingResults: Sendable {
   let found = Mutex<[String: HAPBrowser.Service]>([:])
   /// Nil once stopped: a late subscriber's stream ends at once.
   private let subscribers = Mutex<[AsyncStream<HAPBrowser.Event>.Continuation]?>([])
-
-  init(type: String, logger: Logger) {
-    self.type = type
-    self.logger = logger
-    connection = AvahiConnection { [unowned self] event in self.connectionChanged(event) }
-  }
-
-  func start() { connection?.start() }
-
-  func stop() {
-    connection?.stop()
-    let ended = subscribers.withLock { subscribers in
-      defer { subscribers = nil }
-      return subscribers ?? []
-    }
-    for subscriber in ended { subscriber.finish() }
-  }
 
   func subscribe() -> AsyncStream<HAPBrowser.Event> {
     let (stream, continuation) = AsyncStream<HAPBrowser.Event>.makeStream()
@@ -85,14 +66,42 @@ private final class ServiceBrowsing: @unchecked Sendable {
     return stream
   }
 
-  private func publish(_ event: HAPBrowser.Event) {
+  func publish(_ event: HAPBrowser.Event) {
     for subscriber in subscribers.withLock({ $0 ?? [] }) { subscriber.yield(event) }
   }
+
+  /// Stopped for good: ends every subscriber's stream.
+  func end() {
+    let ended = subscribers.withLock { subscribers in
+      defer { subscribers = nil }
+      return subscribers ?? []
+    }
+    for subscriber in ended { subscriber.finish() }
+  }
+}
+
+/// A service browser and its resolvers: the poll side of a browser, owned by its
+/// `AvahiConnection` (used on the poll's thread or under its lock only).
+private final class ServiceBrowsing: AvahiConnectionOwner {
+  private let type: String
+  private let logger: Logger
+  private let results: BrowsingResults
+  private var client: OpaquePointer?
+  private var browser: OpaquePointer?
+  private var resolvers: [String: OpaquePointer] = [:]
+
+  init(type: String, logger: Logger, results: BrowsingResults) {
+    self.type = type
+    self.logger = logger
+    self.results = results
+  }
+
+  private func publish(_ event: HAPBrowser.Event) { results.publish(event) }
 
   private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
   // On the poll's thread, its lock held.
-  private func connectionChanged(_ event: AvahiConnectionEvent) {
+  func connectionChanged(_ event: AvahiConnectionEvent) {
     switch event {
     case .running(let client):
       self.client = client
@@ -112,7 +121,7 @@ private final class ServiceBrowsing: @unchecked Sendable {
       client = nil
       if case .waiting(let reason) = event { logger.warning("mDNS: cannot browse \(type): \(reason)") }
       if case .failed(let reason) = event { logger.error("mDNS: cannot browse \(type): \(reason)") }
-      let gone = found.withLock { found -> [String] in
+      let gone = results.found.withLock { found -> [String] in
         defer { found = [:] }
         return Array(found.keys)
       }
@@ -135,7 +144,7 @@ private final class ServiceBrowsing: @unchecked Sendable {
       }
     case AVAHI_BROWSER_REMOVE:
       if let resolver = resolvers.removeValue(forKey: name) { avahi_service_resolver_free(resolver) }
-      if found.withLock({ $0.removeValue(forKey: name) }) != nil { publish(.removed(name: name)) }
+      if results.found.withLock({ $0.removeValue(forKey: name) }) != nil { publish(.removed(name: name)) }
     case AVAHI_BROWSER_FAILURE:
       logger.error("mDNS: browsing \(type) failed: \(avahiErrorText(avahi_client_errno(client)))")
     default:
@@ -148,7 +157,7 @@ private final class ServiceBrowsing: @unchecked Sendable {
       logger.debug("mDNS: cannot resolve '\(name)'")
       return
     }
-    let changed = found.withLock { found -> Bool in
+    let changed = results.found.withLock { found -> Bool in
       defer { found[name] = service }
       return found[name] != service
     }

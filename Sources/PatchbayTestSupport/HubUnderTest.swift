@@ -40,6 +40,12 @@ public final class HubUnderTest: Sendable {
     }
   }
 
+  /// Writes the config: a [hub] section pointing into the temp dir (plus `hubExtra`), then `config`.
+  @discardableResult
+  public func writeConfig(_ config: HubTOML, hubExtra: String = "") throws -> String {
+    try writeConfig(config.toml, hubExtra: hubExtra)
+  }
+
   /// Writes the config: a [hub] section pointing into the temp dir (plus `hubExtra`), then `body`.
   @discardableResult
   public func writeConfig(_ body: String, hubExtra: String = "") throws -> String {

@@ -12,14 +12,9 @@ extension AvahiInProcessTests {
       let avahi = try AvahiUnderTest(busSocket: AvahiUnderTest.inProcessBusSocket)
       let hub = try HubUnderTest("patchbay-bus", plugins: ["homekit"])
       try hub.writeConfig(
-        """
-        [instances.homekit]
-        plugin = "homekit"
-        name = "Stray Bridge"
-        [[instances.homekit.accessories]]
-        name = "Lamp"
-        service = "switch"
-        """)
+        HubTOML()
+          .instance("homekit", plugin: "homekit", ["name": "Stray Bridge"])
+          .arrayTable("instances.homekit.accessories", ["name": "Lamp", "service": "switch"]))
       try hub.start()
       try hub.waitUntilRunning("homekit")
       try eventually("the bridge's mDNS state in the log:\n\(hub.log)") {

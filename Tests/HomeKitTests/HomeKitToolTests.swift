@@ -21,13 +21,9 @@ import Testing
   init() throws {
     hub = try HubUnderTest("patchbay-homekit-tool", plugins: ["homekit"])
     try hub.writeConfig(
-      """
-      [instances.bridge]
-      plugin = "homekit"
-      [[instances.bridge.accessories]]
-      name = "Lamp"
-      service = "switch"
-      """)
+      HubTOML()
+        .instance("bridge", plugin: "homekit")
+        .arrayTable("instances.bridge.accessories", ["name": "Lamp", "service": "switch"]))
     store = BridgeIdentityStore(directory: hub.stateDirectory + "/instances/bridge")
     identity = try store.loadOrCreateIdentity()
   }

@@ -105,21 +105,10 @@ import Testing
     try harness.linkBuiltPlugins(["fault"])
     let (plugin, command) = try prepare(harness)
     try harness.writeConfig(
-      """
-      [instances.source]
-      plugin = "\(plugin)"
-      hang_timeout_ms = 3000
-      heartbeat_interval_ms = 500
-
-      [instances.sink]
-      plugin = "fault"
-      record = "\(harness.directory.path)/sink.txt"
-      queue_size = 16
-
-      [[routes]]
-      from = "source.flood"
-      to = "sink.events"
-      """)
+      HubTOML()
+        .instance("source", plugin: "\(plugin)", ["hang_timeout_ms": 3000, "heartbeat_interval_ms": 500])
+        .instance("sink", plugin: "fault", ["record": "\(harness.directory.path)/sink.txt", "queue_size": 16])
+        .route(from: "source.flood", to: "sink.events"))
     try harness.start()
     #expect(try harness.cli("send", "sink.command", "slow 1").status == 0)
     #expect(try harness.cli("send", command.0, command.1).status == 0)

@@ -13,34 +13,18 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault"])
     try harness.writeConfig(
-      """
-      [instances.source]
-      plugin = "fault"
-
-      [instances.healthy]
-      plugin = "fault"
-      record = "\(harness.directory.path)/healthy.txt"
-      queue_size = 32
-
-      [instances.victim]
-      plugin = "fault"
-      max_restarts = 1000
-      backoff_initial_ms = 50
-      backoff_max_ms = 200
-      heartbeat_interval_ms = 100
-      hang_timeout_ms = 1000
-      memory_limit_mb = 300
-
-      [instances.crashloop]
-      plugin = "fault"
-      on_start = "abort"
-      max_restarts = 3
-      backoff_initial_ms = 50
-
-      [[routes]]
-      from = "source.flood"
-      to = "healthy.events"
-      """)
+      HubTOML()
+        .instance("source", plugin: "fault")
+        .instance("healthy", plugin: "fault", ["record": "\(harness.directory.path)/healthy.txt", "queue_size": 32])
+        .instance(
+          "victim", plugin: "fault",
+          [
+            "max_restarts": 1000, "backoff_initial_ms": 50, "backoff_max_ms": 200, "heartbeat_interval_ms": 100,
+            "hang_timeout_ms": 1000, "memory_limit_mb": 300,
+          ]
+        )
+        .instance("crashloop", plugin: "fault", ["on_start": "abort", "max_restarts": 3, "backoff_initial_ms": 50])
+        .route(from: "source.flood", to: "healthy.events"))
     try harness.start()
     let hub = harness.process!
     let batch = 300

@@ -103,10 +103,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try harness.directory.write(
       "conf.d/20-broken.toml",
       """

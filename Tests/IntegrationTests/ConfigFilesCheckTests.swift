@@ -12,18 +12,10 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-
-      [[routes]]
-      from = "counter.tick"
-      to = "counter.increment"
-
-      [[routes]]
-      from = "counter.tick"
-      to = "counter.increment"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c")
+        .route(from: "counter.tick", to: "counter.increment")
+        .route(from: "counter.tick", to: "counter.increment"))
     let lights = try harness.directory.write(
       "conf.d/20-lights.toml",
       """
@@ -51,10 +43,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     let sensors = harness.directory.path + "/conf.d/10-sensors.toml"
     try FileManager.default.createDirectory(atPath: sensors, withIntermediateDirectories: true)
     try harness.directory.write(
@@ -97,10 +87,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     let sensors = try harness.directory.write("conf.d/10-sensors.toml", "[instances.porch]\nplugin = \"example-c\"\n")
     try harness.directory.write("conf.d/20-routes.toml", "[[routes]]\nfrom = \"porch.count\"\nto = \"counter.set\"\n")
     chmod(sensors, 0o600)

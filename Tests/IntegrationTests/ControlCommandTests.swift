@@ -12,10 +12,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try harness.start()
     let sent = try harness.cli("send", "counter.set", "-1")
     #expect(sent.status == 0, "\(sent.output)")
@@ -32,20 +30,13 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try harness.start()
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-
-      [[routes]]
-      from = "counter.cont"
-      to = "counter.set"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c")
+        .route(from: "counter.cont", to: "counter.set"))
     let reload = try harness.cli("reload")
     #expect(reload.status != 0)
     #expect(reload.output.contains("reload refused"), "\(reload.output)")
@@ -55,11 +46,8 @@ import Testing
     try harness.process!.waitForLine(containing: "reload refused; the running hub is unchanged:")
     #expect(!harness.process!.lines.contains { $0.hasSuffix("unchanged:" + harness.configPath) })
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      step = 3
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c", ["step": 3]))
     harness.process!.signal(SIGHUP)
     try harness.process!.waitForLine(containing: "reloaded: ")
     try harness.stop()
@@ -71,10 +59,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try harness.start()
     try harness.writeConfig(
       """
@@ -102,10 +88,8 @@ import Testing
     chmod(harness.directory.path, 0o755)
     chmod(hidden, 0o700)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """, hubExtra: "")
+      HubTOML()
+        .instance("counter", plugin: "example-c"), hubExtra: "")
     // The socket setting comes from the harness; point the CLI at one in the private dir.
     let socket = hidden + "/control.sock"
     let server = socketListening(at: socket)

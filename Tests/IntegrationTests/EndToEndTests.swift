@@ -80,10 +80,8 @@ import Testing
       name: "old", source: HubUnderTest.counterSource,
       includeDirectory: HubUnderTest.repositoryRoot + "/Tests/Fixtures/abi-1.0")
     try harness.writeConfig(
-      """
-      [instances.old]
-      plugin = "old"
-      """)
+      HubTOML()
+        .instance("old", plugin: "old"))
     let check = try harness.cli("check")
     #expect(check.status == 0, "\(check.output)")
     #expect(check.output.contains("OK (1 instances, 0 routes)"))

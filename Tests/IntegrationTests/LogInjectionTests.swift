@@ -60,10 +60,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-log-injection")
     try harness.compileCPlugin(name: "forger", source: Self.forgerSource)
     try harness.writeConfig(
-      """
-      [instances.liar]
-      plugin = "forger"
-      """)
+      HubTOML()
+        .instance("liar", plugin: "forger"))
     try harness.start()
     let hub = harness.process!
     try hub.waitForLine(containing: "FORGED", within: 60)

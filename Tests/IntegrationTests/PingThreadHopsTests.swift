@@ -13,21 +13,11 @@ import Testing
     try harness.compileCPlugin(name: "pinger", source: Self.pingerSource)
     try harness.compileCPlugin(name: "echoer", source: Self.echoerSource)
     try harness.writeConfig(
-      """
-      [instances.pinger]
-      plugin = "pinger"
-
-      [instances.echoer]
-      plugin = "echoer"
-
-      [[routes]]
-      from = "pinger.ping"
-      to = "echoer.value"
-
-      [[routes]]
-      from = "echoer.echo"
-      to = "pinger.echo"
-      """)
+      HubTOML()
+        .instance("pinger", plugin: "pinger")
+        .instance("echoer", plugin: "echoer")
+        .route(from: "pinger.ping", to: "echoer.value")
+        .route(from: "echoer.echo", to: "pinger.echo"))
     try harness.start()
     try harness.waitUntilRunning("pinger", "echoer")
     func inputs(_ name: String) throws -> Int { try harness.instanceStatus(name)?["messagesIn"] as? Int ?? -1 }

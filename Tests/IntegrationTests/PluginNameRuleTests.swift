@@ -11,10 +11,8 @@ import Testing
     try harness.compileCPlugin(name: "myplugin", source: HubUnderTest.counterSource, descriptorName: "threshold")
     try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "counter"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "counter"))
     let sensors = try harness.directory.write(
       "conf.d/30-sensors.toml",
       """

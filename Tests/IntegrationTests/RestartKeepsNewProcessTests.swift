@@ -13,11 +13,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      stop_timeout_ms = 2000
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c", ["stop_timeout_ms": 2000]))
     try harness.start()
     return harness
   }
@@ -67,12 +64,8 @@ import Testing
       return old != nil
     }
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      stop_timeout_ms = 2000
-      step = 2
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c", ["stop_timeout_ms": 2000, "step": 2]))
     let reload = try harness.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
     var new: Int32?

@@ -213,21 +213,11 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "latch", source: Self.latchSource)
     try harness.writeConfig(
-      """
-      [instances.left]
-      plugin = "latch"
-
-      [instances.right]
-      plugin = "latch"
-
-      [[routes]]
-      from = "left.changed"
-      to = "right.set"
-
-      [[routes]]
-      from = "right.changed"
-      to = "left.set"
-      """)
+      HubTOML()
+        .instance("left", plugin: "latch")
+        .instance("right", plugin: "latch")
+        .route(from: "left.changed", to: "right.set")
+        .route(from: "right.changed", to: "left.set"))
     try harness.start()
     try harness.waitUntilRunning("left", "right")
     func inputs(_ name: String) throws -> Int { try harness.instanceStatus(name)?["messagesIn"] as? Int ?? -1 }

@@ -13,10 +13,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-second")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try harness.start()
     try harness.waitUntilRunning("counter")
     return harness
@@ -98,10 +96,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-socketfile")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try "precious\n".write(toFile: harness.socketPath, atomically: false, encoding: .utf8)
     let check = try harness.check()
     #expect(check.status == 1, "\(check.output)")

@@ -10,10 +10,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-growth")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
     return harness
   }

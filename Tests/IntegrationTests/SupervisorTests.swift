@@ -141,24 +141,11 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault", "example-c", "example-swift"])
     try harness.writeConfig(
-      """
-      [instances.leaky]
-      plugin = "fault"
-      memory_limit_mb = 300
-      restart = "temporary"
-
-      [instances.slow]
-      plugin = "fault"
-      queue_size = 5
-
-      [instances.source]
-      plugin = "fault"
-
-      [[routes]]
-      name = "flood"
-      from = "source.flood"
-      to = "slow.events"
-      """)
+      HubTOML()
+        .instance("leaky", plugin: "fault", ["memory_limit_mb": 300, "restart": "temporary"])
+        .instance("slow", plugin: "fault", ["queue_size": 5])
+        .instance("source", plugin: "fault")
+        .arrayTable("routes", ["name": "flood", "from": "source.flood", "to": "slow.events"]))
     try harness.start()
     let hub = harness.process!
     #expect(try harness.cli("send", "leaky.command", "leak 1000").status == 0)
@@ -180,16 +167,9 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["fault"])
     try harness.writeConfig(
-      """
-      [instances.once]
-      plugin = "fault"
-      restart = "temporary"
-
-      [instances.stuck]
-      plugin = "fault"
-      stop_timeout_ms = 500
-      hang_timeout_ms = 600000
-      """)
+      HubTOML()
+        .instance("once", plugin: "fault", ["restart": "temporary"])
+        .instance("stuck", plugin: "fault", ["stop_timeout_ms": 500, "hang_timeout_ms": 600000]))
     try harness.start()
     let hub = harness.process!
     #expect(try harness.cli("send", "once.command", "exit 7").status == 0)

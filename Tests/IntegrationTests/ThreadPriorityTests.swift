@@ -14,10 +14,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-c"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c"))
     chmod(harness.directory.path, 0o755)
     let state = harness.directory.path + "/state"
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)

@@ -10,41 +10,9 @@ import Testing
 
   init() throws { directory = try TemporaryDirectory("patchbay-mqtt-ha") }
 
-  func config(port: Int, withDoor: Bool = true) -> String {
-    """
-    host = "127.0.0.1"
-    port = \(port)
-    base_topic = "patchbay/test"
-
-    [instances.mqtt.home_assistant]
-    device_name = "Test hub"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "desk_lamp"
-    title = "Desk lamp"
-    component = "switch"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "ceiling"
-    component = "light"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "temperature"
-    component = "sensor"
-    device_class = "temperature"
-    unit = "°C"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "bedside"
-    component = "button"
-    \(withDoor ? """
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "door"
-      component = "binary_sensor"
-      device_class = "door"
-      """ : "")
-    """
+  func config(port: Int, withDoor: Bool = true) -> HubTOML {
+    HubTOML.mqttBroker(port: port, ["base_topic": "patchbay/test"]).homeAssistant()
+      .sampleEntities(withDoor: withDoor)
   }
 
   @Test func discoveryConfigsStatesAndCommands() throws {
@@ -203,11 +171,7 @@ import Testing
     hub = nil
     hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        base_topic = "patchbay/test"
-        """)
+      mqtt: HubTOML.mqttBroker(port: broker.port, ["base_topic": "patchbay/test"]))
     try hub?.process.waitForLine(containing: "cleared 10 retained topics that are no longer configured", within: 60)
     try eventually("nothing of Home Assistant retained", within: 60, pollEvery: 1) {
       try retainedHomeAssistantTopics(broker).isEmpty

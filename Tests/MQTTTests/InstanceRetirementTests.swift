@@ -12,23 +12,10 @@ import Testing
 
   init() throws { directory = try TemporaryDirectory("patchbay-mqtt-retire") }
 
-  static func entities(port: Int) -> String {
-    """
-    host = "127.0.0.1"
-    port = \(port)
-    base_topic = "patchbay/test"
-
-    [instances.mqtt.home_assistant]
-    device_name = "Test hub"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "desk_lamp"
-    component = "switch"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "door"
-    component = "binary_sensor"
-    """
+  static func entities(port: Int) -> HubTOML {
+    HubTOML.mqttBroker(port: port, ["base_topic": "patchbay/test"]).homeAssistant()
+      .homeAssistantEntity("desk_lamp", "switch")
+      .homeAssistantEntity("door", "binary_sensor")
   }
 
   /// The hub's config with the mqtt instance removed (nothing else left).

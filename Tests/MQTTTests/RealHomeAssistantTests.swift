@@ -19,52 +19,13 @@ import Testing
 
   /// The config of docs/plugins/mqtt.md's Home Assistant section, one entity of each kind.
   static func entities(withDoor: Bool = true, _ release: HomeAssistantUnderTest.Release) -> String {
-    """
-    [instances.mqtt.home_assistant]
-    device_name = "Test hub"
-    \(release.hubSettings)
-    configuration_url = "http://127.0.0.1:8080/"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "desk_lamp"
-    title = "Desk lamp"
-    component = "switch"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "ceiling"
-    title = "Ceiling"
-    component = "light"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "temperature"
-    component = "sensor"
-    device_class = "temperature"
-    unit = "°C"
-    state_class = "measurement"
-    precision = 1
-    icon = "mdi:thermometer"
-    entity_category = "diagnostic"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "bedside"
-    component = "button"
-    \(withDoor ? """
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "door"
-      component = "binary_sensor"
-      device_class = "door"
-      """ : "")
-    """
+    HubTOML().homeAssistant(["configuration_url": "http://127.0.0.1:8080/"])
+      .raw(release.hubSettings)  // more keys of the same table
+      .sampleEntities(withDoor: withDoor, described: true).toml
   }
 
   static func mqtt(port: Int, extra: String = "") -> String {
-    """
-    host = "127.0.0.1"
-    port = \(port)
-    \(extra)
-
-    """
+    HubTOML.mqttBroker(port: port).raw(extra).toml
   }
 
   /// HA's registry entry of the mqtt entity whose unique_id ends in `_NAME`.
@@ -287,33 +248,15 @@ import Testing
     let broker = try MosquittoBroker(directory: directory)
     let ha = try HomeAssistantUnderTest(directory: directory, release: .ha2025)
     try ha.addMQTT(port: broker.port)
-    let table = """
-      [instances.mqtt.home_assistant]
-      device_name = "Test hub"
-
-      [[instances.mqtt.home_assistant.devices]]
-      name = "bedside"
-      title = "Bedside button"
-      manufacturer = "Flic"
-      model = "Flic 2"
-      area = "Bedroom"
-
-      [[instances.mqtt.home_assistant.devices]]
-      name = "porch"
-      title = "Porch bulb"
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "bedside"
-      component = "button"
-      device = "bedside"
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "porch_light"
-      component = "switch"
-      device = "porch"
-      available = true
-      """
-    let hub = try MQTTHub(directory: directory, mqtt: Self.mqtt(port: broker.port) + table)
+    let hub = try MQTTHub(
+      directory: directory,
+      mqtt: HubTOML.mqttBroker(port: broker.port).homeAssistant()
+        .homeAssistantDevice(
+          "bedside", ["title": "Bedside button", "manufacturer": "Flic", "model": "Flic 2", "area": "Bedroom"]
+        )
+        .homeAssistantDevice("porch", ["title": "Porch bulb"])
+        .homeAssistantEntity("bedside", "button", ["device": "bedside"])
+        .homeAssistantEntity("porch_light", "switch", ["device": "porch", "available": true]))
     try hub.waitConnected()
     var devices: [JSONValue] = []
     try ha.eventually("three devices (hub, button, bulb); HA has: \(devices.compactMap { $0["name"]?.stringValue })") {

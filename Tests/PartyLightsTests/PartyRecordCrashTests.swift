@@ -15,14 +15,10 @@ import Testing
   @Test func killsDuringSavesLeaveAWholeRecordAndNoTempFiles() throws {
     let hub = try HubUnderTest("patchbay-party-atomic", plugins: ["party-lights"])
     try hub.writeConfig(
-      """
-      [instances.party]
-      plugin = "party-lights"
-      lights = ["lamp"]
-      max_restarts = 50
-      backoff_initial_ms = 100
-      backoff_max_ms = 200
-      """)
+      HubTOML()
+        .instance(
+          "party", plugin: "party-lights",
+          ["lights": ["lamp"], "max_restarts": 50, "backoff_initial_ms": 100, "backoff_max_ms": 200]))
     let folder = hub.stateDirectory + "/instances/party"
     // What a kill in the middle of a write left before this hub started.
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

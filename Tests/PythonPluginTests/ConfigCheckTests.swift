@@ -15,22 +15,11 @@ extension PythonPluginTests {
             raise ValueError("chime is required")
         """)
       try hub.writeConfig(
-        """
-        [instances.missing]
-        plugin = "python"
-        module = "\(hub.path)/modules/nowhere.py"
-
-        [instances.unknown]
-        plugin = "python"
-        module = "no_such_module_for_patchbay"
-
-        [instances.raising]
-        plugin = "python"
-        module = "\(raising)"
-
-        [instances.nomodule]
-        plugin = "python"
-        """)
+        HubTOML()
+          .instance("missing", plugin: "python", ["module": "\(hub.path)/modules/nowhere.py"])
+          .instance("unknown", plugin: "python", ["module": "no_such_module_for_patchbay"])
+          .instance("raising", plugin: "python", ["module": "\(raising)"])
+          .instance("nomodule", plugin: "python"))
       let check = try hub.cli("check")
       #expect(check.status == 1)
       #expect(check.output.contains(#"instances.missing"#))
@@ -57,11 +46,8 @@ extension PythonPluginTests {
             ctx.add_output("ok", "bool")
         """)
       try hub.writeConfig(
-        """
-        [instances.extensions]
-        plugin = "python"
-        module = "\(module)"
-        """)
+        HubTOML()
+          .instance("extensions", plugin: "python", ["module": "\(module)"]))
       let check = try hub.cli("check")
       #expect(check.status == 0, "\(check.output)")
     }
@@ -81,26 +67,15 @@ extension PythonPluginTests {
             ctx.add_output("tune", "text")
         """)
       try hub.writeConfig(
-        """
-        [instances.chime]
-        plugin = "python"
-        module = "\(module)"
-        venv = "\(hub.path)/venv"
-        """)
+        HubTOML()
+          .instance("chime", plugin: "python", ["module": "\(module)", "venv": "\(hub.path)/venv"]))
       let good = try hub.cli("check")
       #expect(good.status == 0, "\(good.output)")
 
       try hub.writeConfig(
-        """
-        [instances.chime]
-        plugin = "python"
-        module = "\(module)"
-
-        [instances.novenv]
-        plugin = "python"
-        module = "\(module)"
-        venv = "\(hub.path)/no-venv-here"
-        """)
+        HubTOML()
+          .instance("chime", plugin: "python", ["module": "\(module)"])
+          .instance("novenv", plugin: "python", ["module": "\(module)", "venv": "\(hub.path)/no-venv-here"]))
       let bad = try hub.cli("check")
       #expect(bad.status == 1)
       #expect(bad.output.contains("importing it raised ModuleNotFoundError: No module named 'chimes_for_patchbay'"))

@@ -8,14 +8,9 @@ import Testing
   @Test func statusShowsWhenEachTriggerFiresNext() throws {
     let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule"])
     try hub.writeConfig(
-      """
-      [instances.clock]
-      plugin = "schedule"
-      time_zone = "Europe/Berlin"
-      [[instances.clock.triggers]]
-      name = "new_year"
-      cron = "0 0 1 1 *"
-      """)
+      HubTOML()
+        .instance("clock", plugin: "schedule", ["time_zone": "Europe/Berlin"])
+        .arrayTable("instances.clock.triggers", ["name": "new_year", "cron": "0 0 1 1 *"]))
     try hub.start()
     // The next 1 January, midnight in Berlin (+01:00 in winter).
     let year = Calendar(identifier: .gregorian).component(.year, from: Date()) + 1

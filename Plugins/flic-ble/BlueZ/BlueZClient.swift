@@ -1,8 +1,8 @@
 /// BlueZ as seen over the system bus: whether the bus is reachable, whether bluetoothd owns
 /// org.bluez, and its object tree. Reconnects to the bus with back-off when it breaks and reloads
 /// the tree whenever org.bluez (re)appears. Everything runs on the bus thread.
-public final class BlueZClient: @unchecked Sendable {
-  // @unchecked: all state is touched only on `bus`'s thread (its callbacks and `perform`).
+public final class BlueZClient: Sendable {
+  // All state is bus-thread state (`BusConfined`: checked on every access).
 
   public enum Availability: Sendable, Equatable {
     case noBus(String)
@@ -28,14 +28,26 @@ public final class BlueZClient: @unchecked Sendable {
     }
   }
 
-  public let bus: SystemBus
-  public private(set) var availability = Availability.noBus("not connected yet")
-  public private(set) var objects = BlueZObjects()
-  private var events: Events?
-  private var busRetries = 0
-  private var loadGeneration = 0
+  /// What only the bus thread touches.
+  private struct State {
+    var availability = Availability.noBus("not connected yet")
+    var objects = BlueZObjects()
+    var events: Events?
+    var busRetries = 0
+    var loadGeneration = 0
+  }
 
-  public init(bus: SystemBus) { self.bus = bus }
+  public let bus: SystemBus
+  private let state: BusConfined<State>
+
+  public var availability: Availability { state.value.availability }
+  public var objects: BlueZObjects { state.value.objects }
+  private var events: Events? { state.value.events }
+
+  public init(bus: SystemBus) {
+    self.bus = bus
+    state = BusConfined(State(), on: bus)
+  }
 
   /// The state as one line for `patchbay status` (the PEER column).
   public var summary: String {
@@ -51,7 +63,7 @@ public final class BlueZClient: @unchecked Sendable {
 
   /// Connects (on the bus thread) and keeps at it.
   public func start(_ events: Events) {
-    self.events = events
+    state.value.events = events
     bus.onLost = { [unowned self] reason in
       self.busLost(reason)
     }
@@ -62,8 +74,8 @@ public final class BlueZClient: @unchecked Sendable {
     do {
       try bus.open()
       try subscribe()
-      busRetries = 0
-      availability = .noBluetoothd
+      state.value.busRetries = 0
+      state.value.availability = .noBluetoothd
       bus.call(
         "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
         [.string(BlueZNames.service)]
@@ -82,13 +94,14 @@ public final class BlueZClient: @unchecked Sendable {
 
   private func busLost(_ reason: String) {
     bus.closeBus()
-    busRetries += 1
-    let delay = min(30, 0.5 * Double(1 << min(busRetries, 6)))
-    if busRetries == 1 || busRetries % 20 == 0 {
+    state.value.busRetries += 1
+    let delay = min(30, 0.5 * Double(1 << min(state.value.busRetries, 6)))
+    let retries = state.value.busRetries
+    if retries == 1 || retries % 20 == 0 {
       events?.log(true, "\(reason); retrying in \(delay) s")
     }
-    availability = .noBus(reason)
-    objects = BlueZObjects()
+    state.value.availability = .noBus(reason)
+    state.value.objects = BlueZObjects()
     events?.changed()
     bus.after(delay) { [unowned self] in self.connect() }
   }
@@ -100,9 +113,9 @@ public final class BlueZClient: @unchecked Sendable {
       let owner = signal.arguments.count > 2 ? signal.arguments[2].string ?? "" : ""
       if owner.isEmpty {
         self.events?.log(true, "bluetoothd left the system bus (org.bluez has no owner)")
-        self.availability = .noBluetoothd
-        self.objects = BlueZObjects()
-        self.loadGeneration += 1
+        self.state.value.availability = .noBluetoothd
+        self.state.value.objects = BlueZObjects()
+        self.state.value.loadGeneration += 1
         self.events?.changed()
       } else {
         self.events?.log(false, "bluetoothd is on the system bus")
@@ -112,9 +125,9 @@ public final class BlueZClient: @unchecked Sendable {
     try bus.subscribe("type='signal',interface='\(BlueZNames.objectManager)',path='/'") { [unowned self] signal in
       guard self.availability == .running, let path = signal.arguments.first?.string else { return }
       if signal.member == "InterfacesAdded", signal.arguments.count > 1 {
-        self.objects.add(path: path, interfaces: signal.arguments[1])
+        self.state.value.objects.add(path: path, interfaces: signal.arguments[1])
       } else if signal.member == "InterfacesRemoved", signal.arguments.count > 1 {
-        self.objects.remove(path: path, interfaces: signal.arguments[1].strings ?? [])
+        self.state.value.objects.remove(path: path, interfaces: signal.arguments[1].strings ?? [])
       } else {
         return
       }
@@ -127,7 +140,8 @@ public final class BlueZClient: @unchecked Sendable {
         let changed = signal.arguments[1].dictionary
       else { return }
       let invalidated = signal.arguments.count > 2 ? signal.arguments[2].strings ?? [] : []
-      self.objects.change(path: signal.path, interface: interface, changed: changed, invalidated: invalidated)
+      self.state.value.objects.change(
+        path: signal.path, interface: interface, changed: changed, invalidated: invalidated)
       if interface == BlueZNames.characteristic, let value = changed["Value"]?.bytes {
         self.events?.value(signal.path, value)
       }
@@ -139,17 +153,17 @@ public final class BlueZClient: @unchecked Sendable {
 
   /// Reads the whole tree (at start and whenever bluetoothd appears).
   private func load() {
-    loadGeneration += 1
-    let generation = loadGeneration
+    state.value.loadGeneration += 1
+    let generation = state.value.loadGeneration
     bus.call(BlueZNames.service, "/", BlueZNames.objectManager, "GetManagedObjects") { [unowned self] result in
-      guard generation == self.loadGeneration else { return }
+      guard generation == self.state.value.loadGeneration else { return }
       switch result {
       case .success(let values):
-        self.objects = BlueZObjects(managed: values.first)
-        self.availability = .running
+        self.state.value.objects = BlueZObjects(managed: values.first)
+        self.state.value.availability = .running
       case .failure(let error):
         self.events?.log(true, "cannot read BlueZ's objects: \(BlueZErrorText.explain(error))")
-        self.availability = .noBluetoothd
+        self.state.value.availability = .noBluetoothd
       }
       self.events?.changed()
     }

@@ -10,9 +10,9 @@ import Synchronization
 /// sd-bus because it is in every systemd machine (Debian's libsystemd0), needs no daemon of its
 /// own, and its non-blocking API (`sd_bus_process`, `sd_bus_get_events`) drives well from one
 /// poll(2) loop. The bus is `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket.
-public final class SystemBus: @unchecked Sendable {
-  // @unchecked: sd_bus and the loop's tables are touched only on the bus thread; the one entry
-  // from other threads is `perform`, whose queue sits in a Mutex.
+public final class SystemBus: Sendable {
+  // sd_bus and the loop's tables are bus-thread state (`BusConfined`, checked there); the one
+  // entry from other threads is `perform`, whose queue sits in a Mutex.
 
   public struct CallError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The D-Bus error name (`org.bluez.Error.NotReady`), or `local` for sd-bus's own failures.
@@ -38,19 +38,36 @@ public final class SystemBus: @unchecked Sendable {
     getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
   }
 
-  private var bus: OpaquePointer?
-  private var matchBoxes: [Unmanaged<HandlerBox>] = []
-  private var timers: [(id: UInt64, deadline: UInt64, body: () -> Void)] = []
-  private var nextTimerID: UInt64 = 1
+  /// What only the bus thread touches.
+  private struct Loop {
+    var bus: OpaquePointer?
+    var matchBoxes: [Unmanaged<HandlerBox>] = []
+    var timers: [(id: UInt64, deadline: UInt64, body: () -> Void)] = []
+    var nextTimerID: UInt64 = 1
+    var onLost: ((String) -> Void)?
+  }
+
+  /// The loop's thread while it runs.
+  public let thread: BusThread
+  private let loopState: BusConfined<Loop>
   private let pending = Mutex<[@Sendable () -> Void]>([])
   private let stopping = Atomic<Bool>(false)
-  private var wakeRead: Int32 = -1
-  private var wakeWrite: Int32 = -1
-  private var thread: pthread_t?
-  /// Called on the bus thread when the connection breaks (the bus daemon went away).
-  public var onLost: ((String) -> Void)?
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  /// The started thread, for `stop` to join.
+  private let joinHandle = Mutex<pthread_t?>(nil)
+
+  /// Called on the bus thread when the connection breaks (the bus daemon went away). Set it on
+  /// the bus thread.
+  public var onLost: ((String) -> Void)? {
+    get { loopState.value.onLost }
+    set { loopState.value.onLost = newValue }
+  }
 
   public init() {
+    let confinement = BusThread()
+    thread = confinement
+    loopState = BusConfined(Loop(), on: confinement)
     var fds: [Int32] = [-1, -1]
     _ = pipe(&fds)
     wakeRead = fds[0]
@@ -78,15 +95,14 @@ public final class SystemBus: @unchecked Sendable {
         bus.loop()
         return nil
       }, box)
-    thread = handle
+    joinHandle.withLock { $0 = handle }
   }
 
   /// Ends the loop and closes the connection; returns when the thread has ended. Not on the bus thread.
   public func stop() {
     stopping.store(true, ordering: .sequentiallyConsistent)
     wake()
-    if let thread { pthread_join(thread, nil) }
-    thread = nil
+    if let handle = joinHandle.withLock({ $0.take() }) { pthread_join(handle, nil) }
   }
 
   /// Runs `body` on the bus thread (from any thread).
@@ -102,7 +118,7 @@ public final class SystemBus: @unchecked Sendable {
 
   // MARK: On the bus thread
 
-  public var isOpen: Bool { bus != nil }
+  public var isOpen: Bool { loopState.value.bus != nil }
 
   /// Connects to the system bus (closing an earlier connection).
   public func open() throws(CallError) {
@@ -113,28 +129,30 @@ public final class SystemBus: @unchecked Sendable {
       throw CallError(
         name: "local", message: "cannot connect to the system bus at \(Self.address): \(errnoText(result))")
     }
-    bus = opened
+    loopState.value.bus = opened
   }
 
   /// Drops the connection (matches and pending calls with it).
   public func closeBus() {
-    guard let current = bus else { return }
+    guard let current = loopState.value.bus else { return }
     sd_bus_flush_close_unref(current)
-    bus = nil
-    for box in matchBoxes { box.release() }
-    matchBoxes = []
+    loopState.value.bus = nil
+    for box in loopState.value.matchBoxes { box.release() }
+    loopState.value.matchBoxes = []
   }
 
   /// Subscribes to signals that match the rule (added to the bus daemon, checked again by sd-bus).
   public func subscribe(_ rule: String, _ handler: @escaping (Signal) -> Void) throws(CallError) {
-    guard let bus else { throw CallError(name: "local", message: "not connected to the system bus") }
+    guard let bus = loopState.value.bus else {
+      throw CallError(name: "local", message: "not connected to the system bus")
+    }
     let box = Unmanaged.passRetained(HandlerBox { message in handler(Self.signal(message)) })
     let result = sd_bus_add_match(bus, nil, rule, HandlerBox.callback, box.toOpaque())
     guard result >= 0 else {
       box.release()
       throw CallError(name: "local", message: "cannot subscribe to '\(rule)': \(errnoText(result))")
     }
-    matchBoxes.append(box)
+    loopState.value.matchBoxes.append(box)
   }
 
   /// Calls a method; `reply` gets the return values or the error (also when the bus breaks).
@@ -142,7 +160,7 @@ public final class SystemBus: @unchecked Sendable {
     _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusArgument] = [],
     timeoutSeconds: Double = 25, reply: @escaping (Result<[DBusValue], CallError>) -> Void
   ) {
-    guard let bus else {
+    guard let bus = loopState.value.bus else {
       reply(.failure(CallError(name: "local", message: "not connected to the system bus")))
       return
     }
@@ -184,17 +202,19 @@ public final class SystemBus: @unchecked Sendable {
   /// Runs `body` on the bus thread after `seconds`; returns an id for `cancel`.
   @discardableResult
   public func after(_ seconds: Double, _ body: @escaping () -> Void) -> UInt64 {
-    let id = nextTimerID
-    nextTimerID += 1
-    timers.append((id, Self.now() + UInt64(max(0, seconds) * 1_000_000), body))
+    let id = loopState.value.nextTimerID
+    loopState.value.nextTimerID += 1
+    loopState.value.timers.append((id, Self.now() + UInt64(max(0, seconds) * 1_000_000), body))
     return id
   }
 
-  public func cancel(_ id: UInt64) { timers.removeAll { $0.id == id } }
+  public func cancel(_ id: UInt64) { loopState.value.timers.removeAll { $0.id == id } }
 
   // MARK: The loop
 
   private func loop() {
+    thread.enter()
+    defer { thread.leave() }
     while !stopping.load(ordering: .sequentiallyConsistent) {
       for body in pending.withLock({ queue in
         defer { queue = [] }; return queue
@@ -203,16 +223,17 @@ public final class SystemBus: @unchecked Sendable {
       fireTimers()
       waitForWork()
     }
-    timers = []
+    loopState.value.timers = []
     closeBus()
   }
 
   private func processBus() {
-    while let current = bus {
+    while let current = loopState.value.bus {
       let result = sd_bus_process(current, nil)
       if result < 0 {
         closeBus()
-        onLost?("the system bus connection broke: \(errnoText(result))")
+        let lost = loopState.value.onLost
+        lost?("the system bus connection broke: \(errnoText(result))")
         return
       }
       if result == 0 { return }
@@ -221,15 +242,15 @@ public final class SystemBus: @unchecked Sendable {
 
   private func fireTimers() {
     let now = Self.now()
-    let due = timers.filter { $0.deadline <= now }
-    timers.removeAll { $0.deadline <= now }
+    let due = loopState.value.timers.filter { $0.deadline <= now }
+    loopState.value.timers.removeAll { $0.deadline <= now }
     for timer in due.sorted(by: { $0.deadline < $1.deadline }) { timer.body() }
   }
 
   private func waitForWork() {
     var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-    var deadline = timers.map(\.deadline).min() ?? UInt64.max
-    if let current = bus {
+    var deadline = loopState.value.timers.map(\.deadline).min() ?? UInt64.max
+    if let current = loopState.value.bus {
       fds.append(pollfd(fd: sd_bus_get_fd(current), events: Int16(sd_bus_get_events(current)), revents: 0))
       var busDeadline: UInt64 = 0
       if sd_bus_get_timeout(current, &busDeadline) >= 0 { deadline = min(deadline, busDeadline) }

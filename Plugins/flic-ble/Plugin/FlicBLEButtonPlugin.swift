@@ -26,7 +26,8 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
   let ports: [ButtonPorts]
   let peer: OutputPort
   private var bus: SystemBus?
-  private let fleet = FleetBox()
+  /// The instance's fleet, handed between the plugin's calls and the bus thread.
+  private var fleet: BusConfined<ButtonFleet?>?
 
   init(context: PluginContext) throws {
     self.context = context
@@ -62,11 +63,12 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
   func start() throws {
     let bus = SystemBus()
     self.bus = bus
+    let holder = BusConfined<ButtonFleet?>(nil, on: bus)
+    fleet = holder
     let context = self.context
     let config = self.config
     let ports = self.ports
     let peer = self.peer
-    let holder = fleet
     var keys = TrustedFactoryKeys.shortcutLabs
     if let test = config.testFactoryKey { keys = TrustedFactoryKeys(testOnlyKeys: keys.keys + [test]) }
     let trusted = keys
@@ -97,7 +99,7 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
       let fleet = ButtonFleet(
         client: client, buttons: buttons, peer: { _ = context.publish(.text($0), on: peer) },
         log: { context.log($0, $1) })
-      holder.fleet = fleet
+      holder.value = fleet
       fleet.start()
     }
   }
@@ -107,21 +109,15 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
   }
 
   func stop() {
-    guard let bus else { return }
-    let holder = fleet
+    guard let bus, let holder = fleet else { return }
     bus.perform {
-      holder.fleet?.stop()
-      holder.fleet = nil
+      holder.value?.stop()
+      holder.value = nil
     }
     bus.stop()
     self.bus = nil
+    fleet = nil
   }
-}
-
-/// The instance's fleet, handed between the plugin's calls and the bus thread.
-final class FleetBox: @unchecked Sendable {
-  // @unchecked: `fleet` is set, used and cleared only on the bus thread (SystemBus.perform).
-  var fleet: ButtonFleet?
 }
 
 /// A CR2032's voltage as a percentage: 3.0 V full, 2.5 V empty (a Flic 2 stops working around 2.4 V).

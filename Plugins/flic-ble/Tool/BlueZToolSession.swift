@@ -25,7 +25,7 @@ final class BlueZToolSession: Sendable {
     let bus = SystemBus()
     let client = BlueZClient(bus: bus)
     let outcome = Outcome<Result<String, ToolFailure>>()
-    let router = LinkRouter()
+    let router = LinkRouter(nil, on: bus)
     bus.start {
       var settled = false
       client.start(
@@ -63,7 +63,7 @@ final class BlueZToolSession: Sendable {
               }
               outcome.set(.success(adapter))
             }
-          }, value: { path, bytes in router.link?.received(path: path, bytes: bytes) },
+          }, value: { path, bytes in router.value?.received(path: path, bytes: bytes) },
           log: { _, _ in }))
     }
     switch outcome.wait(seconds: 30) {
@@ -139,7 +139,7 @@ final class PairingRun {
   let router: LinkRouter
   let outcome: Outcome<Result<StoredButton, ToolFailure>>
   var link: FlicGATTLink? {
-    didSet { router.link = link }
+    didSet { router.value = link }
   }
   var paired: StoredButton?
   var done = false
@@ -266,7 +266,4 @@ final class Outcome<Value: Sendable>: Sendable {
 }
 
 /// The link that gets the characteristic values the client reports (the bus thread's only).
-final class LinkRouter: @unchecked Sendable {
-  // @unchecked: set and read only on the bus thread.
-  var link: FlicGATTLink?
-}
+typealias LinkRouter = BusConfined<FlicGATTLink?>

@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import MQTTProtocol
+import PatchbayCValues
 import PatchbayPluginKit
 import Synchronization
 
@@ -9,11 +10,6 @@ import Synchronization
 /// again. Callbacks (`Events`) run on that thread; `publish` and `subscribe` may be called from
 /// any thread (libmosquitto locks its own state: `mosquitto_threaded_set`).
 final class MosquittoClient: Sendable {
-  /// The libmosquitto client, shared by the loop thread and callers' threads.
-  struct Handle: @unchecked Sendable {  // C boundary: threaded libmosquitto locks its own state.
-    let pointer: OpaquePointer
-  }
-
   /// What the loop thread and `stop` share.
   private struct State {
     var stopping = false
@@ -70,7 +66,9 @@ final class MosquittoClient: Sendable {
     case oversized(Int)
   }
 
-  private let client: Handle
+  /// The libmosquitto client, shared by the loop thread and callers' threads: threaded
+  /// libmosquitto (`mosquitto_threaded_set`) locks its own state.
+  private let client: ABIPointer<OpaquePointer>
   private var handle: OpaquePointer { client.pointer }
   private let options: Options
   private let events: Events
@@ -103,7 +101,7 @@ final class MosquittoClient: Sendable {
     guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
       throw PluginError(.internal, "libmosquitto could not create a client (errno \(errno))")
     }
-    client = Handle(pointer: handle)
+    client = ABIPointer(handle)
     do {
       try configure()
     } catch {

@@ -47,14 +47,9 @@ import Testing
     try harness.compileCPlugin(name: "hostile", source: HostilePlugin.source, defines: ["-lpthread"])
     let marker = "cgroup-\(UUID().uuidString)"
     try harness.writeConfig(
-      """
-      [instances.bad]
-      plugin = "hostile"
-      mode = "fork"
-      marker = "\(marker)"
-      backoff_initial_ms = 100
-      pids_max = 64
-      """)
+      HubTOML()
+        .instance(
+          "bad", plugin: "hostile", ["mode": "fork", "marker": "\(marker)", "backoff_initial_ms": 100, "pids_max": 64]))
     try harness.start(environment: ["PATCHBAY_CGROUP": root])
     try harness.waitUntilRunning("bad")
     let hub = harness.process!

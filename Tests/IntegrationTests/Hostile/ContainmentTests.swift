@@ -192,10 +192,8 @@ import Testing
       let harness = try HubUnderTest("patchbay-it")
       try harness.compileCPlugin(name: "hostile", source: HostilePlugin.source, defines: [define, "-lpthread"])
       try harness.writeConfig(
-        """
-        [instances.bad]
-        plugin = "hostile"
-        """)
+        HubTOML()
+          .instance("bad", plugin: "hostile"))
       let check = try harness.cli("check")
       #expect(check.status != 0)
       #expect(check.output.contains(expected), "\(check.output)")

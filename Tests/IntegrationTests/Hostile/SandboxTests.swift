@@ -138,10 +138,8 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "dispatch-worker", source: DispatchWorkerPlugin.source)
     try harness.writeConfig(
-      """
-      [instances.busy]
-      plugin = "dispatch-worker"
-      """)
+      HubTOML()
+        .instance("busy", plugin: "dispatch-worker"))
     try harness.start()
     try harness.waitUntilRunning("busy")
     let pid = try #require(try harness.pid(of: "busy"))

@@ -10,7 +10,7 @@ import Testing
 /// crash in a loop, raise signals, imitate the host's exit statuses) against a real hub: every
 /// stop and kill deadline fires, starts do not wait on each other, and the log stays readable.
 @Suite(.serialized) struct SupervisorDefianceTests {
-  func harness(_ config: String) throws -> HubUnderTest {
+  func harness(_ config: HubTOML) throws -> HubUnderTest {
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "stubborn", source: StubbornPlugin.source, defines: ["-lpthread"])
     try harness.writeConfig(config)
@@ -21,21 +21,12 @@ import Testing
 
   @Test func aPluginBlockedInReceiveUnderAFloodStillRestartsAndTheHubStillStops() throws {
     let harness = try harness(
-      """
-      [instances.flooder]
-      plugin = "stubborn"
-      mode = "flood"
-
-      [instances.stuck]
-      plugin = "stubborn"
-      mode = "block_in_receive"
-      stop_timeout_ms = 1000
-      hang_timeout_ms = 600000
-
-      [[routes]]
-      from = "flooder.tick"
-      to = "stuck.poke"
-      """)
+      HubTOML()
+        .instance("flooder", plugin: "stubborn", ["mode": "flood"])
+        .instance(
+          "stuck", plugin: "stubborn", ["mode": "block_in_receive", "stop_timeout_ms": 1000, "hang_timeout_ms": 600000]
+        )
+        .route(from: "flooder.tick", to: "stuck.poke"))
     try harness.start()
     let hub = harness.process!
     try harness.waitUntilRunning("flooder", "stuck")
@@ -71,24 +62,13 @@ import Testing
 
   @Test func aCreateThatFailsHoldsUpNoOtherInstance() throws {
     let harness = try harness(
-      """
-      [instances.refuses]
-      plugin = "stubborn"
-      mode = "refuse_config"
-
-      [instances.flaky]
-      plugin = "stubborn"
-      mode = "unavailable"
-      max_restarts = 50
-      backoff_initial_ms = 10000
-
-      [instances.good]
-      plugin = "stubborn"
-
-      [[routes]]
-      from = "good.tick"
-      to = "flaky.poke"
-      """)
+      HubTOML()
+        .instance("refuses", plugin: "stubborn", ["mode": "refuse_config"])
+        .instance(
+          "flaky", plugin: "stubborn", ["mode": "unavailable", "max_restarts": 50, "backoff_initial_ms": 10000]
+        )
+        .instance("good", plugin: "stubborn")
+        .route(from: "good.tick", to: "flaky.poke"))
     try harness.start()
     let hub = harness.process!
     try harness.waitUntilRunning("good")
@@ -109,22 +89,11 @@ import Testing
   /// still inside it (before: every instance waited for its hang timeout).
   @Test func aCreateThatHangsHoldsUpNoOtherInstance() throws {
     let harness = try harness(
-      """
-      [instances.hangs]
-      plugin = "stubborn"
-      mode = "hang_create"
-      hang_timeout_ms = 600000
-
-      [instances.good]
-      plugin = "stubborn"
-
-      [instances.other]
-      plugin = "stubborn"
-
-      [[routes]]
-      from = "good.tick"
-      to = "other.poke"
-      """)
+      HubTOML()
+        .instance("hangs", plugin: "stubborn", ["mode": "hang_create", "hang_timeout_ms": 600000])
+        .instance("good", plugin: "stubborn")
+        .instance("other", plugin: "stubborn")
+        .route(from: "good.tick", to: "other.poke"))
     // Well before the minute the hub used to wait for a create() (a generous bound, not a speed).
     try harness.start(within: 40)
     try harness.waitUntilRunning("good", "other")
@@ -142,18 +111,10 @@ import Testing
   /// An instance whose create() outlasts the hub's wait gets its routes before it starts.
   @Test func aSlowCreateGetsItsRoutesBeforeItStarts() throws {
     let harness = try harness(
-      """
-      [instances.slow]
-      plugin = "stubborn"
-      mode = "slow_create"
-
-      [instances.good]
-      plugin = "stubborn"
-
-      [[routes]]
-      from = "good.tick"
-      to = "slow.poke"
-      """)
+      HubTOML()
+        .instance("slow", plugin: "stubborn", ["mode": "slow_create"])
+        .instance("good", plugin: "stubborn")
+        .route(from: "good.tick", to: "slow.poke"))
     try harness.start()
     let hub = harness.process!
     try harness.waitUntilRunning("good")
@@ -169,19 +130,10 @@ import Testing
 
   @Test func anInstanceThatStartsOnlyOnItsSecondAttemptGetsItsRoutes() throws {
     let harness = try harness(
-      """
-      [instances.late]
-      plugin = "stubborn"
-      mode = "unavailable_once"
-      backoff_initial_ms = 100
-
-      [instances.good]
-      plugin = "stubborn"
-
-      [[routes]]
-      from = "good.tick"
-      to = "late.poke"
-      """)
+      HubTOML()
+        .instance("late", plugin: "stubborn", ["mode": "unavailable_once", "backoff_initial_ms": 100])
+        .instance("good", plugin: "stubborn")
+        .route(from: "good.tick", to: "late.poke"))
     try harness.start()
     let hub = harness.process!
     try harness.waitUntilRunning("late", "good")
@@ -195,16 +147,11 @@ import Testing
 
   @Test func sigtermWhileAnInstanceHangsInCreateActsAtOnce() throws {
     let harness = try harness(
-      """
-      [instances.hangs]
-      plugin = "stubborn"
-      mode = "hang_create"
-      stop_timeout_ms = 1000
-      hang_timeout_ms = 600000
-
-      [instances.good]
-      plugin = "stubborn"
-      """)
+      HubTOML()
+        .instance(
+          "hangs", plugin: "stubborn", ["mode": "hang_create", "stop_timeout_ms": 1000, "hang_timeout_ms": 600000]
+        )
+        .instance("good", plugin: "stubborn"))
     let hub = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", harness.configPath])
     defer { hub.signal(SIGKILL) }
     // Both plugin hosts run (one of them inside a create() that never returns).
@@ -221,15 +168,9 @@ import Testing
 
   @Test func aRaisedSegfaultEndsTheHostAndAnExitStatusSaysOnlyThat() throws {
     let harness = try harness(
-      """
-      [instances.segv]
-      plugin = "stubborn"
-      mode = "segv_in_receive"
-
-      [instances.exits]
-      plugin = "stubborn"
-      mode = "exit3_in_receive"
-      """)
+      HubTOML()
+        .instance("segv", plugin: "stubborn", ["mode": "segv_in_receive"])
+        .instance("exits", plugin: "stubborn", ["mode": "exit3_in_receive"]))
     try harness.start()
     let hub = harness.process!
     try harness.waitUntilRunning("segv", "exits")
@@ -247,17 +188,12 @@ import Testing
 
   @Test func aCrashLoopWithoutBackOffIsSlowedAndSummarised() throws {
     let harness = try harness(
-      """
-      [instances.loop]
-      plugin = "stubborn"
-      mode = "abort_at_start"
-      backoff_initial_ms = 0
-      backoff_max_ms = 0
-      max_restarts = 100000
-
-      [instances.good]
-      plugin = "stubborn"
-      """)
+      HubTOML()
+        .instance(
+          "loop", plugin: "stubborn",
+          ["mode": "abort_at_start", "backoff_initial_ms": 0, "backoff_max_ms": 0, "max_restarts": 100000]
+        )
+        .instance("good", plugin: "stubborn"))
     try harness.start()
     let hub = harness.process!
     try hub.waitForLine(containing: "[loop] crashed", within: 60)
@@ -275,18 +211,10 @@ import Testing
 
   @Test func aStateFileThatCannotBeWrittenIsOneLineNotOnePerSave() throws {
     let harness = try harness(
-      """
-      [instances.source]
-      plugin = "stubborn"
-
-      [instances.sink]
-      plugin = "stubborn"
-
-      [[routes]]
-      from = "source.tick"
-      to = "sink.poke"
-      cycle = [true, false]
-      """)
+      HubTOML()
+        .instance("source", plugin: "stubborn")
+        .instance("sink", plugin: "stubborn")
+        .route(from: "source.tick", to: "sink.poke", ["cycle": [true, false]]))
     // The state file's path is taken by a directory: every save fails.
     try FileManager.default.createDirectory(
       atPath: harness.stateDirectory + "/hub-state.json", withIntermediateDirectories: true)

@@ -10,12 +10,8 @@ import Testing
     let hub = try HubUnderTest("patchbay-attributes")
     try hub.compileCPlugin(name: "device", source: DeviceStatePlugin.source)
     try hub.writeConfig(
-      """
-      [instances.lamp]
-      plugin = "device"
-      record = "\(hub.directory.path)/levels.txt"
-      backoff_initial_ms = 100
-      """)
+      HubTOML()
+        .instance("lamp", plugin: "device", ["record": "\(hub.directory.path)/levels.txt", "backoff_initial_ms": 100]))
     try hub.start()
     try hub.waitUntilRunning("lamp")
     return hub

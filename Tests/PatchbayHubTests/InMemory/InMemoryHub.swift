@@ -60,6 +60,23 @@ struct InMemoryHub {
     plugins.waitFor { $0.launches(of: instance) == launch && status(instance)?.phase == .running }
   }
 
+  /// `patchbay restart INSTANCE` (which runs on a dispatch thread of its own), waited for:
+  /// returns when the supervisor holds the new process; false at the (generous) deadline.
+  /// A test that crashed the new process before the supervisor held it would have its exit
+  /// dropped (the supervisor ignores exits of processes that are not its current one), and
+  /// every later stop would wait out its stop timeouts.
+  @discardableResult
+  func restart(_ instance: String) -> Bool {
+    let launches = plugins.launches(of: instance)
+    guard (try? hub.restart(instance: instance)) != nil, let supervisor = hub.instance(named: instance) else {
+      return false
+    }
+    return plugins.waitFor(seconds: 60) { plugins in
+      plugins.launches(of: instance) > launches && supervisor.pid != nil
+        && supervisor.pid == plugins.plugin(instance)?.pid
+    }
+  }
+
   func status(_ instance: String) -> InstanceStatus? { hub.status().instances.first { $0.name == instance } }
 
   func stop() {
