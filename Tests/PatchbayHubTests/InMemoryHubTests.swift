@@ -46,6 +46,22 @@ import Testing
     #expect(setup.hub.status().routes.map(\.values) == [2])
   }
 
+  /// A process that ends before its launcher has returned is a crash like any other: restarted
+  /// after its back-off, not kept as the current process (whose stop then waited out its
+  /// timeouts, and whose instance never ran again).
+  @Test func anExitBeforeTheLauncherReturnsIsACrash() throws {
+    let setup = try InMemoryHub(Self.buttonToLamp(), ports: Self.buttonAndLamp)
+    defer { setup.stop() }
+    setup.plugins.exitWithinNextLaunch("lamp")
+    try setup.hub.start()
+    #expect(setup.waitForPhase(.restarting, of: "lamp"))
+    setup.advance(by: 0.61)  // the first back-off: 0.5 s, jittered by at most 20 %
+    #expect(setup.plugins.waitFor { $0.launches(of: "lamp") == 2 })
+    #expect(setup.waitForPhase(.running, of: "lamp"))
+    #expect(setup.status("lamp")?.restarts == 1)
+    #expect(setup.status("lamp")?.lastExit == "killed by signal SIGSEGV")
+  }
+
   /// Back-off doubles from 0.5 s with each crash in a row (jitter 0.8 to 1.2); a restart never
   /// comes before its back-off, and a run longer than `stable_after_s` starts over at 0.5 s.
   @Test func backOffDoublesAndAStableRunResetsIt() throws {

@@ -75,6 +75,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var generation = 0
     /// How long the last process ran after it was started; a long enough run resets back-off.
     var lastRunDuration: Double?
+    /// The launcher is starting a process and has not returned it yet.
+    var launching = false
+    /// An exit reported in that window (the process's waiter starts inside the launcher): it is
+    /// handled once the process is recorded, not dropped as a stranger's, which left a dead
+    /// process as the current one and every later stop waiting out its timeouts.
+    var exitDuringLaunch: (channel: any PluginChannel, reason: ExitReason)?
   }
 
   package init(
@@ -135,6 +141,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
       state.inFlight.processBegan()
       state.sandboxPolicy = policy
       state.confinement = nil
+      state.launching = true
+      state.exitDuringLaunch = nil
       return false
     }
     guard !refused else { return }
@@ -142,10 +150,17 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     do {
       let process = try launcher(locator.hostExecutable, spec.name, arguments, spec.supervision, self)
       let spawned = clock.now
-      state.change { state in
+      let earlyExit = state.change { state -> ExitReason? in
         state.process = process
+        state.launching = false
         // Heartbeats cover every phase: a create() or start() that never returns is a hang too.
         state.heartbeat.started(now: spawned)
+        defer { state.exitDuringLaunch = nil }
+        return state.exitDuringLaunch.flatMap { $0.channel === process ? $0.reason : nil }
+      }
+      if let earlyExit {
+        pluginChannel(process, exited: earlyExit)
+        return
       }
       heartbeatDeadlineChanged()
       // A fresh socket has room for both; never a blocking send on the control path.
@@ -158,6 +173,7 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
         to: process)
       if restartLineAdmitted() { logger.debug("started process \(process.pid)") }
     } catch {
+      state.change { $0.launching = false }
       logger.error("cannot start plugin host \(locator.hostExecutable): \(error)")
       scheduleRestart(after: .exited(code: 127))
     }
@@ -265,7 +281,8 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
 
   package func pluginChannel(_ process: any PluginChannel, exited reason: ExitReason) {
     let (deliberate, current, alreadyFailed, verdict) = state.withLock { state in
-      (state.deliberateStop, state.process === process, state.phase == .failed, state.hostVerdict)
+      if state.launching, state.process == nil { state.exitDuringLaunch = (process, reason) }
+      return (state.deliberateStop, state.process === process, state.phase == .failed, state.hostVerdict)
     }
     guard current else { return }
     // An exit status means only what the host said over the wire before it ended; otherwise

@@ -16,6 +16,7 @@ final class EmbeddedPlugins: Sendable {
     var launches: [String: Int] = [:]
     var inputs: [String: [(port: String, value: Value)]] = [:]
     var slow: Set<String> = []
+    var exitWithinLaunch: Set<String> = []
   }
 
   /// `blueprints`: instance name to the ports its plugin declares.
@@ -31,9 +32,18 @@ final class EmbeddedPlugins: Sendable {
         world.launches[instance, default: 0] += 1
         return plugin
       }
+      if state.change({ $0.exitWithinLaunch.remove(instance) != nil }) {
+        // Its exit reaches the supervisor before the launcher returns the channel.
+        plugin.crash()
+        plugin.settle()
+      }
       return plugin
     }
   }
+
+  /// The next process of `instance` ends before its launcher returns (a host that dies at once,
+  /// its waiter quicker than the launcher).
+  func exitWithinNextLaunch(_ instance: String) { state.change { _ = $0.exitWithinLaunch.insert(instance) } }
 
   /// The channel of `instance`'s current process (the newest launched).
   func plugin(_ instance: String) -> EmbeddedPlugin? { state.withLock { $0.current[instance] } }
