@@ -52,6 +52,24 @@ struct KnownValuesTests {
     #expect(resentLogs(answer).isEmpty, "\(answer.logs)")
   }
 
+  /// Item 9 on a loaded machine: the hub's retained value reaches the restarted plugin only
+  /// after it connected, or after the server's list was read. Neither time is it a change by
+  /// the hub: HomeKit's off stands. A later set by the hub, even to the same value, is sent.
+  @Test func theHubsReplayArrivingLateDoesNotReverseHomeKitsWrite() {
+    for replayWhileReconciling in [true, false] {
+      var session = ClientSession(accessories: [lamp], known: knownAfterTheLampWentOn())
+      _ = session.opened()
+      if replayWhileReconciling { #expect(session.update(on, to: .bool(true)).send.isEmpty) }
+      let answer = session.receive(text: Self.accessories(["lamp": ["On": .bool(false)]]))
+      #expect(answer.send.isEmpty)
+      #expect(answer.homeKitWrites.map(\.value) == [.bool(false)])
+      if !replayWhileReconciling { #expect(session.update(on, to: .bool(true)).send.isEmpty) }
+      #expect(session.value(on) == .bool(false))
+      #expect(
+        session.update(on, to: .bool(true)).send == [.setValue(name: "lamp", characteristic: "On", value: .bool(true))])
+    }
+  }
+
   /// Item 9: a value the server already has is neither sent nor logged as re-sent.
   @Test func aValueTheServerHasIsNotResent() {
     var session = ClientSession(accessories: [lamp], known: knownAfterTheLampWentOn())

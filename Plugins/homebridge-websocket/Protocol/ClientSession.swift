@@ -70,6 +70,11 @@ public struct ClientSession: Sendable {
   /// Accessories the server answered "is added." on this connection: it has just made them,
   /// so whatever it shows for them is a default, not something HomeKit wrote.
   private var createdThisConnection: Set<String> = []
+  /// What an earlier run knew as the latest values: a restarted plugin is given the hub's
+  /// retained value of each input again, at a moment it cannot choose (under load after the
+  /// server's list was read). That replay is no change by the hub and must not overwrite a
+  /// write HomeKit made meanwhile; the first value per key equal to this is taken as it.
+  private var replayable: [Key: JSONValue] = [:]
 
   /// `known` is what an earlier run of the plugin knew (its state file): a restarted plugin,
   /// or one the hub started afresh without any values, still tells HomeKit's writes made
@@ -93,6 +98,7 @@ public struct ClientSession: Sendable {
     }
     values = kept(known.latest)
     serverHad = kept(known.server)
+    replayable = values
   }
 
   /// What to keep across restarts (see `KnownValues`).
@@ -231,6 +237,10 @@ public struct ClientSession: Sendable {
     if conformed != value {
       output.log(.debug, "\(key): \(value.description) adjusted to \(conformed.description) (range and format)")
     }
+    if !spec.isEvent, let replayed = replayable.removeValue(forKey: key), replayed == conformed {
+      output.log(.debug, "\(key) = \(conformed.description): the hub's last value again, as known")
+      return output
+    }
     if spec.isEvent {
       guard isOpen else {
         output.log(.warning, "\(key): event \(conformed.description) dropped, not connected to Homebridge")
@@ -240,7 +250,12 @@ public struct ClientSession: Sendable {
       output.knownChanged = values[key] != conformed || (isOpen && serverHad[key] != conformed)
       values[key] = conformed
     }
-    if isOpen {
+    if isOpen, !spec.isEvent, serverHad[key] == conformed {
+      // The server has it: a restarted plugin is given the hub's last value again, and may be
+      // given it after it connected. Sent during reconciling it would also overwrite a write
+      // HomeKit made meanwhile, which the server's list is about to show.
+      output.log(.debug, "\(key) = \(conformed.description): Homebridge has it already")
+    } else if isOpen {
       output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: conformed))
       if !spec.isEvent { serverHad[key] = conformed }
       if reconciling { sentWhileReconciling.insert(key) }
