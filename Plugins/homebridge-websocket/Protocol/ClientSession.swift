@@ -250,12 +250,7 @@ public struct ClientSession: Sendable {
       output.knownChanged = values[key] != conformed || (isOpen && serverHad[key] != conformed)
       values[key] = conformed
     }
-    if isOpen, !spec.isEvent, serverHad[key] == conformed {
-      // The server has it: a restarted plugin is given the hub's last value again, and may be
-      // given it after it connected. Sent during reconciling it would also overwrite a write
-      // HomeKit made meanwhile, which the server's list is about to show.
-      output.log(.debug, "\(key) = \(conformed.description): Homebridge has it already")
-    } else if isOpen {
+    if isOpen {
       output.send.append(.setValue(name: key.accessory, characteristic: key.characteristic, value: conformed))
       if !spec.isEvent { serverHad[key] = conformed }
       if reconciling { sentWhileReconciling.insert(key) }
