@@ -237,8 +237,12 @@ import Testing
       Self.buttonToLamp() + "\nmomentary = { reset = 0, after_ms = 1500 }", ports: Self.buttonAndLamp)
     defer { setup.stop() }
     try setup.hub.start()
+    let published = setup.clock.now
     setup.plugins.plugin("button")!.publish(.integer(5), on: "press")
     #expect(setup.plugins.waitFor { $0.inputs(of: "lamp").count == 1 })
+    // The reset is scheduled just after the value is delivered: moving time before it is
+    // scheduled would put it after the advances below (seen on a loaded machine).
+    #expect(setup.plugins.waitFor { _ in setup.clock.hasTimer(dueAt: published + 1.5) })
     setup.advance(by: 1.4)
     #expect(setup.plugins.inputs(of: "lamp").count == 1, "reset before after_ms")
     setup.advance(by: 0.2)

@@ -37,6 +37,9 @@ final class ManualClock: HubClock {
     }
   }
 
+  /// Whether a timer is pending for exactly `due` (what a test waits for before it moves time).
+  func hasTimer(dueAt due: Double) -> Bool { timeline.withLock { $0.pending.contains { $0.due == due } } }
+
   private func nextTimer(dueBy target: Double) -> Timer? {
     timeline.change { timeline in
       let earliest = timeline.pending.indices.min { a, b in
