@@ -11,9 +11,7 @@ struct FlicBLEDuoTests {
   let hub: HubUnderTest
   let bluez: BlueZStandIn
   let desk = "06:07:08:09:0A:0C"
-  let factoryKey = SimulatedFlicButton.testFactoryKey().publicKey.rawRepresentation.map {
-    ($0 < 16 ? "0" : "") + String($0, radix: 16)
-  }.joined()
+  let factoryKey = SimulatedFlicButton.testFactoryKeyHex
 
   init() throws {
     hub = try HubUnderTest("patchbay-flic-duo", plugins: ["flic-ble", "example-swift"])

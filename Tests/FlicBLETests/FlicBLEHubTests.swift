@@ -14,9 +14,7 @@ struct FlicBLEHubTests {
   let bluez: BlueZStandIn
   let bedside = "06:07:08:09:0A:0B"
   /// The simulator's factory key: trusted only through the debug build's test key option.
-  let factoryKey = SimulatedFlicButton.testFactoryKey().publicKey.rawRepresentation.map {
-    ($0 < 16 ? "0" : "") + String($0, radix: 16)
-  }.joined()
+  let factoryKey = SimulatedFlicButton.testFactoryKeyHex
 
   init() throws {
     hub = try HubUnderTest("patchbay-flic-ble", plugins: ["flic-ble", "example-swift"])

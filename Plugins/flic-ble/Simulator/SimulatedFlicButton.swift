@@ -113,6 +113,12 @@ public struct SimulatedFlicButton: Sendable {
     try! Curve25519.Signing.PrivateKey(rawRepresentation: (0..<32).map { seed &+ UInt8($0) })
   }
 
+  /// The test factory key's public half in lowercase hex, as the plugin's `test_factory_key`
+  /// and the tool's `--test-factory-key` take it.
+  public static var testFactoryKeyHex: String {
+    testFactoryKey().publicKey.rawRepresentation.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+  }
+
   // MARK: The radio link
 
   public var isConnected: Bool { link != .disconnected }

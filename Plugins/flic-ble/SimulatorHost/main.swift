@@ -124,7 +124,7 @@ while let line = readLine() {
   case "reboot":
     button.reboot()
   case "factory-key":
-    print("key \(hex(Array(SimulatedFlicButton.testFactoryKey().publicKey.rawRepresentation)))")
+    print("key \(SimulatedFlicButton.testFactoryKeyHex)")
   case "state":
     print(
       "state pairings=\(button.pairingCount) eventCount=\(button.eventCount) bootID=\(button.bootID) "
