@@ -554,19 +554,19 @@ struct BenchCommand: ParsableCommand {
 
   private func flicBLE(_ tools: BenchTools, _ report: BenchReport) throws {
     if let reason = FlicBLEPressBenchmark.unavailable(tools) {
-      say("11. flic-ble press: skipped, \(reason)")
+      say("12. flic-ble press: skipped, \(reason)")
       return
     }
-    say("11. flic-ble press through BlueZ, beside flicd: \(presses) presses")
+    say("12. flic-ble press through BlueZ, beside flicd: \(presses) presses")
     let result = try FlicBLEPressBenchmark(tools: tools, presses: presses).run(sourceRoot: sourceRoot)
     report.add(
       Self.medianAndP99(
-        "11 flic-ble", "BlueZ notification -> hub port (flic-ble)", LatencySummary(nanoseconds: result.flicBLE),
+        "12 flic-ble", "BlueZ notification -> hub port (flic-ble)", LatencySummary(nanoseconds: result.flicBLE),
         baseline: ("flicd sent -> hub port (flic)", LatencySummary(nanoseconds: result.flicd))))
     if let memory = result.memory {
       report.add([
-        Figure("11 flic-ble", "flic-ble plugin host RSS, 1 button", memory.rss, "MiB", baseline: nil),
-        Figure("11 flic-ble", "flic-ble plugin host PSS, 1 button", memory.pss, "MiB", baseline: nil),
+        Figure("12 flic-ble", "flic-ble plugin host RSS, 1 button", memory.rss, "MiB", baseline: nil),
+        Figure("12 flic-ble", "flic-ble plugin host PSS, 1 button", memory.pss, "MiB", baseline: nil),
       ])
     }
   }

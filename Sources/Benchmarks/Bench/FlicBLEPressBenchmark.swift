@@ -7,7 +7,7 @@ import PatchbayTestSupport
   import Glibc
 #endif
 
-/// Figure 11: a Flic 2 press through BlueZ. The BlueZ stand-in (python-dbusmock on a private
+/// Figure 12: a Flic 2 press through BlueZ. The BlueZ stand-in (python-dbusmock on a private
 /// system bus, Plugins/flic-ble/StandIn) emits the button's notification as BlueZ does (a
 /// PropertiesChanged of the characteristic's Value) and logs the CLOCK_MONOTONIC time it did;
 /// the sample ends when `patchbay watch` shows the `down` on the flic-ble instance's button port.
