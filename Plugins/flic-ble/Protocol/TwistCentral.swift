@@ -192,9 +192,12 @@ struct TwistCentral: Sendable {
         cursor.eventCount = Swift.max(cursor.eventCount, response.eventCount)
       }
       setCursor(cursor, into: &step)
-      // The hub's positions, so the plugin's ports show them before the first turn.
-      for mode in 0..<TwistPositionTracker.modeCount {
-        step.events.append(.twistPosition(mode: UInt8(mode), units: tracker.position(mode)))
+      // Restored positions, so the plugin's ports show them before the first turn. Without any
+      // (the plugin just started) nothing: publishing 0 would turn a routed light off.
+      if options.twist?.positions.isEmpty == false {
+        for mode in 0..<TwistPositionTracker.modeCount {
+          step.events.append(.twistPosition(mode: UInt8(mode), units: tracker.position(mode)))
+        }
       }
       step.events.append(.eventsStarted(bootIDChanged: bootChanged, hasQueuedEvents: response.hasQueuedEvents))
       if !response.hasQueuedEvents { step.events.append(.queuedEventsDelivered) }
