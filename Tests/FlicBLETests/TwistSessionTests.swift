@@ -1,6 +1,8 @@
 import Crypto
+import FlicBLEBlueZ
 import FlicBLEProtocol
 import FlicBLESimulator
+import Foundation
 import Testing
 
 /// A Flic Twist end to end in memory: its own factory key, pairing and quick verify without frame
@@ -128,6 +130,19 @@ import Testing
     _ = button.resetByOwner()
     let again = InMemoryLink(button: button, stored: stored, options: Self.options())
     #expect(again.events.contains(.pairingGone))
+  }
+
+  @Test func positionsSurviveInTheStateDirectoryAndADamagedFileIsNone() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("twist-positions-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let file = TwistPositionsFile(stateDirectory: directory, button: "dial")
+    #expect(file.load() == nil)
+    let positions: [Int32] = [24576, 0, 0, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 49152]
+    #expect(file.save(positions))
+    #expect(file.load() == positions)
+    #expect(file.save([1, 2, 3]))
+    #expect(file.load() == nil, "13 positions or none")
   }
 
   @Test func twistMessagesSurviveTheirEncoding() throws {

@@ -42,9 +42,13 @@ final class ButtonConnection {
   private var connected: Bool?
   private var saidUnpaired = false
   private var saidMissing = false
-  /// A Twist's positions per mode, kept across reconnects: the Twist keeps none itself.
+  /// A Twist's positions per mode, kept across reconnects and (in `NAME.twist`) restarts: the
+  /// Twist keeps none itself.
   private var twistPositions: [Int32] = []
   private var twistSlot = 0
+  private let positionsFile: TwistPositionsFile
+  /// A save of the positions waits until the dial has rested a moment (one write per turn, not per report).
+  private var positionsTimer: UInt64?
 
   init(
     button: FlicBLEConfig.Button, instance: String, client: BlueZClient, stateDirectory: String, filter: PressFilter,
@@ -54,6 +58,8 @@ final class ButtonConnection {
     self.instance = instance
     self.client = client
     pairingFile = PairingFile(stateDirectory: stateDirectory, button: button.name)
+    positionsFile = TwistPositionsFile(stateDirectory: stateDirectory, button: button.name)
+    if button.model == .twist { twistPositions = positionsFile.load() ?? [] }
     self.filter = filter
     self.trustedKeys = trustedKeys
     self.autoDisconnectSeconds = autoDisconnectSeconds
@@ -77,6 +83,10 @@ final class ButtonConnection {
     link = nil
     if let retryTimer { client.bus.cancel(retryTimer) }
     if let batteryTimer { client.bus.cancel(batteryTimer) }
+    if let positionsTimer {
+      client.bus.cancel(positionsTimer)
+      positionsFile.save(twistPositions)
+    }
   }
 
   /// After any change of BlueZ's state.
@@ -201,7 +211,10 @@ final class ButtonConnection {
         twistPositions = Array(repeating: 0, count: TwistPositionTracker.modeCount)
       }
       guard Int(mode) < twistPositions.count else { return }
-      twistPositions[Int(mode)] = units
+      if twistPositions[Int(mode)] != units {
+        twistPositions[Int(mode)] = units
+        savePositionsSoon()
+      }
       if mode == TwistDial.slotChangingMode {
         if button.twistMode == .dimmer { events.twist(.pushed, Self.percent(units)) }
       } else if Int(mode) == twistSlot {
@@ -214,6 +227,18 @@ final class ButtonConnection {
       if slot < twistPositions.count { events.twist(.dial, Self.percent(twistPositions[slot])) }
     case .paired, .queuedEventsDelivered, .name, .firmwareVersion:
       break
+    }
+  }
+
+  private func savePositionsSoon() {
+    guard positionsTimer == nil else { return }
+    positionsTimer = client.bus.after(2) { [weak self] in
+      guard let self else { return }
+      self.positionsTimer = nil
+      if !self.positionsFile.save(self.twistPositions) {
+        self.events.log(
+          .warning, "\(self.button.name): cannot write \(self.positionsFile.path) (the dial restarts at 0)")
+      }
     }
   }
 
