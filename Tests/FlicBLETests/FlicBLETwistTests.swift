@@ -162,5 +162,23 @@ struct FlicBLETwistTests {
     try eventually("slot 4 again, its level kept; \(everything)") {
       recorded("picker_slot").last == "4" && recorded("picker_twist").last == "16.7"
     }
+
+    // A hub restart resumes where the dial was: the positions wait in the state directory, and
+    // the restarted plugin publishes them when the Twist's events start again.
+    try bluez.control("twist \(dial) +12288")
+    let file = hub.stateDirectory + "/instances/buttons/dial.twist"
+    try eventually("the dial's positions saved; \(everything)") {
+      (try? String(contentsOfFile: file, encoding: .utf8))?.hasPrefix("12288,") == true
+    }
+    let published = recorded("dial_twist").filter { $0 == "25.0" }.count
+    func starts() -> Int { bluez.log.components(separatedBy: "-> initButtonEventsResponse").count - 1 }
+    let before = starts()
+    _ = try hub.stop()
+    try hub.start(environment: bluez.bus.environment)
+    try eventually("the dial at 25 % again after the restart; \(everything)") {
+      starts() >= before + 2 && recorded("dial_twist").filter { $0 == "25.0" }.count > published
+    }
+    try bluez.control("twist \(dial) +4096")
+    try eventually("the next turn goes on from 25 %; \(everything)") { recorded("dial_twist").last == "33.3" }
   }
 }
