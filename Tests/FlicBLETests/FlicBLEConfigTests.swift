@@ -12,10 +12,17 @@ import Testing
     #expect(config.buttons.map(\.name) == ["bedside"])
     #expect(config.buttons.first?.address.description == "80:E4:DA:71:B6:8E")
     #expect(config.maxQueuedAgeSeconds == 5)
-    #expect(config.testFactoryKey == nil)
+    #expect(config.testFactoryKeys.isEmpty)
     #expect(config.buttons.first?.model == .flic2)
     let duo = try FlicBLEConfig(json: #"{"buttons":[{"name":"desk","address":"80:e4:da:71:b6:8f","model":"duo"}]}"#)
     #expect(duo.buttons.first?.model == .duo)
+    let twists = try FlicBLEConfig(
+      json: #"{"buttons":[{"name":"dial","address":"80:e4:da:71:b6:90","model":"twist"},"#
+        + #"{"name":"picker","address":"80:e4:da:71:b6:91","model":"twist","twist_mode":"selector"}],"#
+        + #""test_factory_key":["\#(String(repeating: "ab", count: 32))","\#(String(repeating: "cd", count: 32))"]}"#)
+    #expect(twists.buttons.map(\.twistMode) == [.dimmer, .selector])
+    #expect(twists.buttons.allSatisfy { $0.model == .twist })
+    #expect(twists.testFactoryKeys.count == 2)
   }
 
   @Test(arguments: [
@@ -31,7 +38,15 @@ import Testing
     (#"{"buttons":[],"test_factory_key":"abcd"}"#, "must be 64 hex digits"),
     (
       #"{"buttons":[{"name":"a","address":"80:e4:da:71:b6:8e","model":"trio"}]}"#,
-      #"buttons.0.model 'trio' is not a Flic model this plugin knows: use "flic2" or "duo""#
+      #"buttons.0.model 'trio' is not a Flic model this plugin knows: use "flic2" or "duo" or "twist""#
+    ),
+    (
+      #"{"buttons":[{"name":"a","address":"80:e4:da:71:b6:8e","model":"twist","twist_mode":"knob"}]}"#,
+      #"buttons.0.twist_mode 'knob' is not a Twist mode: use "dimmer" or "selector""#
+    ),
+    (
+      #"{"buttons":[{"name":"a","address":"80:e4:da:71:b6:8e","twist_mode":"dimmer"}]}"#,
+      #"buttons.0.twist_mode is for a Flic Twist only: add model = "twist" or remove it"#
     ),
   ])
   func refusesWithTheKeyAndWhatIsRight(_ json: String, _ message: String) {
@@ -56,5 +71,7 @@ import Testing
         == .dropStale(.hold, ageSeconds: 31))
     #expect(BatteryPercent.of(millivolts: 3000) == 100 && BatteryPercent.of(millivolts: 2750) == 50)
     #expect(BatteryPercent.of(millivolts: 2300) == 0)
+    #expect(
+      BatteryPercent.of(millivolts: 3000, twist: true) == 100 && BatteryPercent.of(millivolts: 2600, twist: true) == 50)
   }
 }

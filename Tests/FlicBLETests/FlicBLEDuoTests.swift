@@ -61,23 +61,12 @@ struct FlicBLEDuoTests {
   }
 
   func tool(_ arguments: String...) throws -> (status: Int32, output: String) {
-    try hub.cli(arguments: ["flic-ble"] + arguments, environment: bluez.bus.environment)
+    try hub.flicBLETool(arguments, bluez: bluez)
   }
 
-  func recorded(_ port: String) -> [String] {
-    let text = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
-    let prefix = "{\"port\":\"\(port)\",\"value\":"
-    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
-      String($0.dropFirst(prefix.count).dropLast())
-    }
-  }
+  func recorded(_ port: String) -> [String] { hub.probeValues(port) }
 
-  func actions(_ port: String) -> [String] {
-    recorded(port).compactMap { value in
-      guard let range = value.range(of: #""action":""#) else { return nil }
-      return String(value[range.upperBound...].prefix { $0 != "\"" })
-    }
-  }
+  func actions(_ port: String) -> [String] { hub.probeActions(port) }
 
   var everything: String {
     "big \(recorded("big")) small \(recorded("small")) swipe \(recorded("swipe")) "

@@ -61,7 +61,7 @@ struct FlicBLEHubTests {
 
   /// `patchbay flic-ble ARGUMENTS` against the stand-in's bus.
   func tool(_ arguments: String...) throws -> (status: Int32, output: String) {
-    try hub.cli(arguments: ["flic-ble"] + arguments, environment: bluez.bus.environment)
+    try hub.flicBLETool(arguments, bluez: bluez)
   }
 
   func pair() throws {
@@ -71,20 +71,9 @@ struct FlicBLEHubTests {
   }
 
   /// The values the probe recorded on one port, in order, as JSON text.
-  func recorded(_ port: String) -> [String] {
-    let text = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
-    let prefix = "{\"port\":\"\(port)\",\"value\":"
-    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
-      String($0.dropFirst(prefix.count).dropLast())
-    }
-  }
+  func recorded(_ port: String) -> [String] { hub.probeValues(port) }
 
-  func actions(_ port: String) -> [String] {
-    recorded(port).compactMap { value in
-      guard let range = value.range(of: #""action":""#) else { return nil }
-      return String(value[range.upperBound...].prefix { $0 != "\"" })
-    }
-  }
+  func actions(_ port: String) -> [String] { hub.probeActions(port) }
 
   func peer() -> String? { (try? hub.instanceStatus("buttons")?["peer"]) as? String }
 
@@ -163,8 +152,17 @@ struct FlicBLEHubTests {
     try bluez.control("in-range \(bedside)")
     try eventually("connected again") { recorded("bedside_connected").last == "true" }
     _ = try hub.stop()
+    // The restarted plugin's own link: the button has started events for it. `connected` is
+    // true from before the restart already, and a press before the new link's start goes out
+    // live on the old one, which nobody reads any more (seen under load: the hold was lost).
+    func starts() -> Int {
+      bluez.log.components(separatedBy: "-> conn").filter { $0.contains("initButtonEventsResponse") }.count
+    }
+    let before = starts()
     try hub.start(environment: bluez.bus.environment)
-    try eventually("connected after the hub restart") { recorded("bedside_connected").last == "true" }
+    try eventually("connected after the hub restart") {
+      starts() > before && recorded("bedside_connected").last == "true"
+    }
     try bluez.control("press \(bedside) hold")
     try eventually("a live hold after the restart") {
       actions("bedside").last == "hold" && actions("bedside").count == 6

@@ -50,6 +50,19 @@ struct PyflicInteropTests {
     #expect(output.contains("8 passed, 0 failed"), "\(output)")
   }
 
+  /// pyflic-ble's Twist handler against the simulated Twist: its own service, the Twist's opcode
+  /// table, key derivation and 13-mode init, push-button codes and rotation reports, read by
+  /// pyflic-ble's own rotate tracker (Scripts/pyflic_twist_against_simulator.py).
+  @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
+  func pyflicPairsWithTheSimulatedTwistAndReadsItsButtonAndDial() throws {
+    let venv = try Self.environment()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Scripts/pyflic_twist_against_simulator.py").path
+    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
+    #expect(status == 0, "\(output)")
+    #expect(output.contains("19 passed, 0 failed"), "\(output)")
+  }
+
   /// The cached virtual environment with pyflic-ble, made on first use.
   static func environment() throws -> String {
     let cache = ProcessInfo.processInfo.environment["PATCHBAY_TEST_CACHE"] ?? (NSHomeDirectory() + "/.cache/patchbay")

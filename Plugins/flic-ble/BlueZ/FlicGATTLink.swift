@@ -29,6 +29,9 @@ public final class FlicGATTLink {
   public private(set) var phase = Phase.connecting
   public private(set) var central: FlicBLECentral?
   private let makeCentral: (_ mtu: Int) -> FlicBLECentral
+  /// The GATT characteristics: the Twist's own, or Flic 2's (also the Duo's).
+  private let writeUUID: String
+  private let notifyUUID: String
   private let events: Events
   private var writeCharacteristic: String?
   private var notifyCharacteristic: String?
@@ -37,8 +40,11 @@ public final class FlicGATTLink {
   private var wasConnected = false
 
   public init(
-    client: BlueZClient, device: String, makeCentral: @escaping (Int) -> FlicBLECentral, events: Events
+    client: BlueZClient, device: String, twist: Bool = false, makeCentral: @escaping (Int) -> FlicBLECentral,
+    events: Events
   ) {
+    writeUUID = twist ? BlueZNames.twistWrite : BlueZNames.flicWrite
+    notifyUUID = twist ? BlueZNames.twistNotify : BlueZNames.flicNotify
     self.client = client
     self.device = device
     self.makeCentral = makeCentral
@@ -94,14 +100,14 @@ public final class FlicGATTLink {
     }
     guard phase == .waitingForServices, connected else {
       if phase == .running || phase == .enablingNotifications,
-        objects.characteristic(below: device, uuid: BlueZNames.flicNotify) == nil
+        objects.characteristic(below: device, uuid: notifyUUID) == nil
       {
         end("the Flic GATT service vanished", nil)
       }
       return
     }
-    guard let write = objects.characteristic(below: device, uuid: BlueZNames.flicWrite),
-      let notify = objects.characteristic(below: device, uuid: BlueZNames.flicNotify)
+    guard let write = objects.characteristic(below: device, uuid: writeUUID),
+      let notify = objects.characteristic(below: device, uuid: notifyUUID)
     else { return }  // ServicesResolved comes later
     writeCharacteristic = write
     notifyCharacteristic = notify

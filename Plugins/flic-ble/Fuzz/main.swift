@@ -20,8 +20,14 @@ public func fuzzFlicBLE(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   if let message = try? ToButtonMessage.decode(bytes) {
     precondition((try? ToButtonMessage.decode(message.encoded())) != nil, "re-encoded request does not decode")
   }
-  _ = try? TwistFromButtonMessage.decode(bytes)
-  _ = try? TwistToButtonMessage.decode(bytes)
+  if let message = try? TwistFromButtonMessage.decode(bytes) {
+    precondition(
+      (try? TwistFromButtonMessage.decode(message.encoded())) != nil, "re-encoded Twist message does not decode")
+  }
+  if let message = try? TwistToButtonMessage.decode(bytes) {
+    precondition(
+      (try? TwistToButtonMessage.decode(message.encoded())) != nil, "re-encoded Twist request does not decode")
+  }
   var duo = DuoEventDecoder()
   _ = try? duo.decode(bytes)
 
@@ -51,10 +57,20 @@ public func fuzzFlicBLE(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   var reconnecting = FlicBLECentral(stored: stored, options: options)
   _ = reconnecting.start()
   var button = Fixtures.button
+  var twistOptions = options
+  twistOptions.twist = .init(selector: bytes.first.map { $0 & 1 == 1 } ?? false)
+  var twistPairing = FlicBLECentral(stored: nil, options: twistOptions)
+  _ = twistPairing.start()
+  var twistReconnecting = FlicBLECentral(stored: stored, options: twistOptions)
+  _ = twistReconnecting.start()
+  var twist = Fixtures.twist
   for piece in pieces {
     _ = pairing.receive(piece)
     _ = reconnecting.receive(piece)
     _ = button.receive(piece)
+    _ = twistPairing.receive(piece)
+    _ = twistReconnecting.receive(piece)
+    _ = twist.receive(piece)
   }
   return 0
 }
@@ -65,6 +81,11 @@ enum Fixtures {
   static let trusted = TrustedFactoryKeys(testOnlyKeys: [Array(factoryKey.publicKey.rawRepresentation)])
   static let button: SimulatedFlicButton = {
     var button = SimulatedFlicButton(factoryKey: factoryKey, random: fixedRandom())
+    button.connect()
+    return button
+  }()
+  static let twist: SimulatedFlicButton = {
+    var button = SimulatedFlicButton(identity: .init(model: .twist), factoryKey: factoryKey, random: fixedRandom())
     button.connect()
     return button
   }()

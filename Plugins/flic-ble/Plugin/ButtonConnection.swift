@@ -2,6 +2,9 @@ import FlicBLEBlueZ
 import FlicBLEProtocol
 import PatchbayPluginKit
 
+/// Which of a Twist's dials moved: the dial (a slot's), or the dial turned while pushed.
+enum TwistDialKind { case dial, pushed }
+
 /// One configured button's life on the bus thread: reads its pairing, connects through BlueZ
 /// when the device is there, quick-verifies, starts events from the persisted cursor, publishes
 /// presses, and after any loss retries with back-off. A button reset by its owner is reported
@@ -13,6 +16,10 @@ final class ButtonConnection {
     var button: (_ index: Int, ButtonEvent) -> Void
     /// A Duo's swipe across its button (0) or small button (1).
     var swipe: (_ index: Int, _ direction: String) -> Void
+    /// A Twist's dial (the active slot's, or mode 12's while pushed in dimmer mode), in percent.
+    var twist: (_ which: TwistDialKind, _ percent: Double) -> Void
+    /// A Twist's slot (0...11) picked in selector mode.
+    var slot: (Int) -> Void
     var connected: (Bool) -> Void
     var battery: (_ millivolts: UInt16) -> Void
     var log: (LogLevel, String) -> Void
@@ -35,6 +42,13 @@ final class ButtonConnection {
   private var connected: Bool?
   private var saidUnpaired = false
   private var saidMissing = false
+  /// A Twist's positions per mode, kept across reconnects and (in `NAME.twist`) restarts: the
+  /// Twist keeps none itself.
+  private var twistPositions: [Int32] = []
+  private var twistSlot = 0
+  private let positionsFile: TwistPositionsFile
+  /// A save of the positions waits until the dial has rested a moment (one write per turn, not per report).
+  private var positionsTimer: UInt64?
 
   init(
     button: FlicBLEConfig.Button, instance: String, client: BlueZClient, stateDirectory: String, filter: PressFilter,
@@ -44,6 +58,8 @@ final class ButtonConnection {
     self.instance = instance
     self.client = client
     pairingFile = PairingFile(stateDirectory: stateDirectory, button: button.name)
+    positionsFile = TwistPositionsFile(stateDirectory: stateDirectory, button: button.name)
+    if button.model == .twist { twistPositions = positionsFile.load() ?? [] }
     self.filter = filter
     self.trustedKeys = trustedKeys
     self.autoDisconnectSeconds = autoDisconnectSeconds
@@ -67,6 +83,10 @@ final class ButtonConnection {
     link = nil
     if let retryTimer { client.bus.cancel(retryTimer) }
     if let batteryTimer { client.bus.cancel(batteryTimer) }
+    if let positionsTimer {
+      client.bus.cancel(positionsTimer)
+      positionsFile.save(twistPositions)
+    }
   }
 
   /// After any change of BlueZ's state.
@@ -113,11 +133,14 @@ final class ButtonConnection {
       eventCount: stored.cursor.eventCount, bootID: stored.cursor.bootID, autoDisconnectTime: autoDisconnectSeconds)
     let keys = trustedKeys
     let duo = button.model == .duo
+    let twist =
+      button.model == .twist
+      ? FlicBLECentral.TwistSetup(selector: button.twistMode == .selector, positions: twistPositions) : nil
     let link = FlicGATTLink(
-      client: client, device: device,
+      client: client, device: device, twist: twist != nil,
       makeCentral: { mtu in
         FlicBLECentral(
-          stored: stored, options: .init(mtu: mtu, trustedKeys: keys, duo: duo, eventLimits: limits))
+          stored: stored, options: .init(mtu: mtu, trustedKeys: keys, duo: duo, eventLimits: limits, twist: twist))
       },
       events: .init(
         central: { [weak self] event in self?.handle(event) },
@@ -183,9 +206,45 @@ final class ButtonConnection {
       events.log(.info, "\(button.name): the button ended the link (reason \(reason))")
       link?.close()
       linkEnded("the button ended the link")
+    case .twistPosition(let mode, let units):
+      if twistPositions.count < TwistPositionTracker.modeCount {
+        twistPositions = Array(repeating: 0, count: TwistPositionTracker.modeCount)
+      }
+      guard Int(mode) < twistPositions.count else { return }
+      if twistPositions[Int(mode)] != units {
+        twistPositions[Int(mode)] = units
+        savePositionsSoon()
+      }
+      if mode == TwistDial.slotChangingMode {
+        if button.twistMode == .dimmer { events.twist(.pushed, Self.percent(units)) }
+      } else if Int(mode) == twistSlot {
+        events.twist(.dial, Self.percent(units))
+      }
+    case .twistSlot(let slot):
+      // Each slot keeps its own level: the dial's value is now the new slot's.
+      twistSlot = slot
+      if button.twistMode == .selector { events.slot(slot) }
+      if slot < twistPositions.count { events.twist(.dial, Self.percent(twistPositions[slot])) }
     case .paired, .queuedEventsDelivered, .name, .firmwareVersion:
       break
     }
+  }
+
+  private func savePositionsSoon() {
+    guard positionsTimer == nil else { return }
+    positionsTimer = client.bus.after(2) { [weak self] in
+      guard let self else { return }
+      self.positionsTimer = nil
+      if !self.positionsFile.save(self.twistPositions) {
+        self.events.log(
+          .warning, "\(self.button.name): cannot write \(self.positionsFile.path) (the dial restarts at 0)")
+      }
+    }
+  }
+
+  /// Units of 1/49152 turn as percent, to a tenth (finer than any light's steps).
+  static func percent(_ units: Int32) -> Double {
+    (Double(units) * 1000 / Double(TwistDial.unitsPerTurn)).rounded() / 10
   }
 
   /// Now, and every hour while linked: a button that never disconnects reports its battery only when asked.

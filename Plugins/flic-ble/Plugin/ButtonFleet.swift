@@ -70,7 +70,7 @@ final class ButtonFleet {
       discoveryCallPending = true
       client.bus.call(
         BlueZNames.service, adapter, BlueZNames.adapter, "SetDiscoveryFilter",
-        [.options(["UUIDs": .strings([BlueZNames.flicService]), "Transport": .string("le")])]
+        [.options(["UUIDs": .strings(BlueZNames.allFlicServices), "Transport": .string("le")])]
       ) { [unowned self] _ in
         self.client.bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StartDiscovery") {
           [unowned self] result in

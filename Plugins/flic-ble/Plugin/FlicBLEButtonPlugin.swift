@@ -8,7 +8,10 @@ import PatchbayPluginKit
 /// percent) and `NAME.battery_mv` (millivolts); `peer` (state: text, the PEER column) says how
 /// BlueZ is: the bus, bluetoothd, the adapter. A Flic Duo (`model = "duo"`) adds
 /// `NAME.small_button` (event: as `NAME.button`), `NAME.swipe` and `NAME.small_swipe` (event: text,
-/// left/right/up/down).
+/// left/right/up/down). A Flic Twist (`model = "twist"`) adds `NAME.twist` (state: number, the
+/// dial in percent), `NAME.dimmer` (state: light, the same as a brightness command) and, by its
+/// `twist_mode`, `NAME.push_twist` (dimmer: the dial turned while pushed) or `NAME.slot`
+/// (selector: integer 1-12, the slot picked by pushing and turning; `NAME.twist` is its level).
 final class FlicBLEButtonPlugin: PatchbayPlugin {
   struct ButtonPorts {
     var button: OutputPort
@@ -19,6 +22,11 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
     var smallButton: OutputPort?
     var swipe: OutputPort?
     var smallSwipe: OutputPort?
+    /// A Twist's: the dial in percent, the same as a light command, and by mode the pushed dial or the slot.
+    var twist: OutputPort?
+    var dimmer: OutputPort?
+    var pushTwist: OutputPort?
+    var slot: OutputPort?
   }
 
   let context: PluginContext
@@ -53,6 +61,23 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
           "\(button.name).small_swipe", .text, kind: .event,
           description: "swipes across the small button: left, right, up, down")
       }
+      if button.model == .twist {
+        ports.twist = try context.addOutput(
+          "\(button.name).twist", .number, kind: .state,
+          description:
+            "the Twist's dial in percent (0-100)\(button.twistMode == .selector ? " in the active slot" : "")")
+        ports.dimmer = try context.addOutput(
+          "\(button.name).dimmer", .light, kind: .state,
+          description: "the dial as a light command: brightness in percent, off at 0 (route it to a light)")
+        if button.twistMode == .selector {
+          ports.slot = try context.addOutput(
+            "\(button.name).slot", .integer, kind: .state, description: "the slot (1-12) picked by pushing and turning")
+        } else {
+          ports.pushTwist = try context.addOutput(
+            "\(button.name).push_twist", .number, kind: .state,
+            description: "the dial turned while pushed, in percent (0-100)")
+        }
+      }
       return ports
     }
     peer = try context.addOutput(
@@ -70,7 +95,7 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
     let ports = self.ports
     let peer = self.peer
     var keys = TrustedFactoryKeys.shortcutLabs
-    if let test = config.testFactoryKey { keys = TrustedFactoryKeys(testOnlyKeys: keys.keys + [test]) }
+    if !config.testFactoryKeys.isEmpty { keys = TrustedFactoryKeys(testOnlyKeys: keys.keys + config.testFactoryKeys) }
     let trusted = keys
     context.log(.info, "watching \(config.buttons.count) Flic buttons through BlueZ on \(SystemBus.address)")
     bus.start {
@@ -89,9 +114,24 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
               guard let port = which == 0 ? ports[index].swipe : ports[index].smallSwipe else { return }
               _ = context.publish(.text(direction), on: port)
             },
+            twist: { which, percent in
+              switch which {
+              case .pushed:
+                if let port = ports[index].pushTwist { _ = context.publish(.number(percent), on: port) }
+              case .dial:
+                if let port = ports[index].twist { _ = context.publish(.number(percent), on: port) }
+                if let port = ports[index].dimmer {
+                  _ = context.publish(.light(LightCommand(on: percent > 0, brightness: percent)), on: port)
+                }
+              }
+            },
+            slot: { slot in
+              if let port = ports[index].slot { _ = context.publish(.integer(Int64(slot + 1)), on: port) }
+            },
             connected: { _ = context.publish(.bool($0), on: ports[index].connected) },
             battery: { millivolts in
-              _ = context.publish(.integer(Int64(BatteryPercent.of(millivolts: millivolts))), on: ports[index].battery)
+              let percent = BatteryPercent.of(millivolts: millivolts, twist: button.model == .twist)
+              _ = context.publish(.integer(Int64(percent)), on: ports[index].battery)
               _ = context.publish(.integer(Int64(millivolts)), on: ports[index].millivolts)
             },
             log: { context.log($0, $1) }))
@@ -121,8 +161,11 @@ final class FlicBLEButtonPlugin: PatchbayPlugin {
 }
 
 /// A CR2032's voltage as a percentage: 3.0 V full, 2.5 V empty (a Flic 2 stops working around 2.4 V).
+/// A Twist's two AAA cells: 3.0 V full, 2.2 V empty (patchbay's choice; pyflic-ble reports volts only).
 enum BatteryPercent {
-  static func of(millivolts: UInt16) -> Int { max(0, min(100, (Int(millivolts) - 2500) / 5)) }
+  static func of(millivolts: UInt16, twist: Bool = false) -> Int {
+    twist ? max(0, min(100, (Int(millivolts) - 2200) / 8)) : max(0, min(100, (Int(millivolts) - 2500) / 5))
+  }
 }
 
 /// The descriptor, exported as `patchbay_plugin_describe` by the library target.
@@ -130,5 +173,6 @@ public func describeFlicBLEPlugin() -> UnsafeRawPointer {
   PluginExport.descriptor(
     for: FlicBLEButtonPlugin.self, name: "flic-ble", version: PatchbayVersion.current,
     description:
-      "Flic 2 and Flic Duo buttons through BlueZ (no flicd): presses, swipes, link state and battery per button")
+      "Flic 2, Flic Duo and Flic Twist through BlueZ (no flicd): presses, swipes, the Twist's dial, link state and battery"
+  )
 }

@@ -10,7 +10,8 @@ import PatchbayPluginKit
 /// [[instances.buttons.buttons]]
 /// name = "bedside"
 /// address = "80:e4:da:71:b6:8e"
-/// model = "duo"              # optional: "flic2" (the default) or "duo"
+/// model = "duo"              # optional: "flic2" (the default), "duo" or "twist"
+/// twist_mode = "dimmer"      # a Twist only: "dimmer" (the default) or "selector"
 /// ```
 struct FlicBLEConfig: Sendable {
   /// Which Flic a button is: its ports follow.
@@ -19,12 +20,24 @@ struct FlicBLEConfig: Sendable {
     case flic2
     /// A Flic 2's ports plus `NAME.small_button`, `NAME.swipe` and `NAME.small_swipe`.
     case duo
+    /// A Flic 2's ports plus `NAME.twist` and `NAME.dimmer`, and by its mode `NAME.push_twist`
+    /// or `NAME.slot`.
+    case twist
+  }
+
+  /// What pushing and turning a Twist does.
+  enum TwistMode: String, Sendable, Equatable, CaseIterable {
+    /// One dimmer (`NAME.twist`); pushed and turned, a second one (`NAME.push_twist`).
+    case dimmer
+    /// Pushed and turned, the dial picks one of 12 slots (`NAME.slot`), each with its own level.
+    case selector
   }
 
   struct Button: Sendable, Equatable {
     var name: String
     var address: BluetoothAddressText
     var model: Model = .flic2
+    var twistMode: TwistMode = .dimmer
   }
 
   var buttons: [Button] = []
@@ -34,9 +47,10 @@ struct FlicBLEConfig: Sendable {
   var exposeUpDown = false
   /// Seconds without a press before the button drops the link to save battery (511: never).
   var autoDisconnectSeconds = 511
-  /// Only in debug builds (the tests' simulated buttons): an extra trusted factory key. A release
-  /// build refuses the key, so only Shortcut Labs' keys make a button genuine there.
-  var testFactoryKey: [UInt8]?
+  /// Only in debug builds (the tests' simulated buttons): extra trusted factory keys (one, or a
+  /// list: a simulated Twist has a key of its own). A release build refuses the key, so only
+  /// Shortcut Labs' keys make a button genuine there.
+  var testFactoryKeys: [[UInt8]] = []
 
   init(json: String) throws {
     self = try PluginContext.decodeConfig(Self.self, json: json)
@@ -79,11 +93,19 @@ extension FlicBLEConfig: Decodable {
       try table.decodeIfPresent(Int.self, forKey: .autoDisconnect, in: 0...511, unit: " seconds (511 means never)")
       ?? autoDisconnectSeconds
     #if DEBUG
-      if let text = try table.decodeIfPresent(String.self, forKey: .testFactoryKey) {
-        guard let key = Self.hexBytes(text), key.count == 32 else {
-          throw table.mistake(.testFactoryKey, "must be 64 hex digits (an Ed25519 public key)")
+      if table.contains(.testFactoryKey) {
+        let texts: [String]
+        if let list = try? table.decode([String].self, forKey: .testFactoryKey) {
+          texts = list
+        } else {
+          texts = [try table.decode(String.self, forKey: .testFactoryKey)]
         }
-        testFactoryKey = key
+        for text in texts {
+          guard let key = Self.hexBytes(text), key.count == 32 else {
+            throw table.mistake(.testFactoryKey, "must be 64 hex digits (an Ed25519 public key), or a list of them")
+          }
+          testFactoryKeys.append(key)
+        }
       }
     #endif
     guard table.contains(.buttons) else {
@@ -103,7 +125,7 @@ extension FlicBLEConfig: Decodable {
       guard seenAddresses.insert(entry.address).inserted else {
         throw PluginError.config("\(path).address \(entry.address) is used twice")
       }
-      buttons.append(Button(name: entry.name, address: entry.address, model: entry.model))
+      buttons.append(Button(name: entry.name, address: entry.address, model: entry.model, twistMode: entry.twistMode))
     }
   }
 
@@ -112,12 +134,14 @@ extension FlicBLEConfig: Decodable {
   struct ButtonEntry: Decodable {
     enum Keys: String, CodingKey, CaseIterable {
       case name, address, model
+      case twistMode = "twist_mode"
       case latencyMode = "latency_mode"
     }
 
     var name: String
     var address: BluetoothAddressText
     var model: Model = .flic2
+    var twistMode: TwistMode = .dimmer
 
     init(from decoder: Decoder) throws {
       try decoder.refuseUnknownKeys(Keys.self)
@@ -143,6 +167,16 @@ extension FlicBLEConfig: Decodable {
           throw table.mistake(.model, "'\(text)' is not a Flic model this plugin knows: use \(allowed)")
         }
         self.model = model
+      }
+      if let text = try table.decodeIfPresent(String.self, forKey: .twistMode) {
+        guard model == .twist else {
+          throw table.mistake(.twistMode, "is for a Flic Twist only: add model = \"twist\" or remove it")
+        }
+        guard let mode = TwistMode(rawValue: text) else {
+          let allowed = TwistMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+          throw table.mistake(.twistMode, "'\(text)' is not a Twist mode: use \(allowed)")
+        }
+        twistMode = mode
       }
     }
   }

@@ -22,6 +22,10 @@ public enum CentralEvent: Sendable, Equatable {
   /// The button ended the verified link (reason as `DisconnectReason` raw value).
   case linkEnded(reason: UInt8)
   case failed(CentralFailure)
+  /// A Flic Twist's dial in `mode` (slots 0-11, 12 while pushed) is at `units` of 0...49152.
+  case twistPosition(mode: UInt8, units: Int32)
+  /// A Flic Twist's active slot (0...11) changed.
+  case twistSlot(Int)
 }
 
 /// One thing a person did with the button, in delivery order.

@@ -18,13 +18,16 @@ public struct FlicBLECentral: Sendable {
     public var duo: Bool
     public var eventLimits: InitButtonEventsRequest
     public var random: RandomBytes
+    /// The button is a Flic Twist: its own opcode table, no frame header, and this setup.
+    public var twist: TwistSetup?
 
     public init(
       mtu: Int = 140, trustedKeys: TrustedFactoryKeys = .shortcutLabs, expectedAddress: [UInt8]? = nil,
       supportsDuo: Bool = true, duo: Bool = false,
       eventLimits: InitButtonEventsRequest = InitButtonEventsRequest(eventCount: 0, bootID: 0),
-      random: RandomBytes = .system
+      random: RandomBytes = .system, twist: TwistSetup? = nil
     ) {
+      self.twist = twist
       self.mtu = mtu
       self.trustedKeys = trustedKeys
       self.expectedAddress = expectedAddress
@@ -32,6 +35,19 @@ public struct FlicBLECentral: Sendable {
       self.duo = duo
       self.eventLimits = eventLimits
       self.random = random
+    }
+  }
+
+  /// How a Twist's modes are set up at InitButtonEventsRequest.
+  public struct TwistSetup: Sendable, Equatable {
+    /// Push and turn picks one of the 12 slots (mode 12 shows the selector); else it is a second dial.
+    public var selector: Bool
+    /// The hub's positions per mode (0...49152), restored so a reconnect resumes where the dial was.
+    public var positions: [Int32]
+
+    public init(selector: Bool = false, positions: [Int32] = []) {
+      self.selector = selector
+      self.positions = positions
     }
   }
 
@@ -65,18 +81,28 @@ public struct FlicBLECentral: Sendable {
   /// Whether the button is a Flic Duo: its own event opcodes and two event counts.
   public private(set) var isDuo: Bool
   private var duoDecoder = DuoEventDecoder()
+  /// A Flic Twist's session, which this central hands everything to.
+  private var twist: TwistCentral?
 
   /// `stored` nil pairs (full verify); a stored button reconnects (quick verify).
   public init(stored: StoredButton?, options: Options = Options()) {
     self.stored = stored
     self.options = options
     isDuo = options.duo
+    if options.twist != nil { twist = TwistCentral(stored: stored, options: options) }
   }
+
+  /// A Twist's dial positions per mode (0...49152), as the hub tracks them.
+  public var twistPositions: [Int32]? { twist?.tracker.positions }
 
   public var cursor: EventCursor? { stored?.cursor }
 
   /// The first write of the connection (after the notifications are enabled).
   public mutating func start() -> [[UInt8]] {
+    if var session = twist {
+      defer { adopt(session) }
+      return session.start()
+    }
     tmpID = options.random.u32()
     if let stored {
       quickVerifyRandom = options.random.bytes(7)
@@ -92,6 +118,10 @@ public struct FlicBLECentral: Sendable {
 
   /// Feeds one GATT notification. Malformed bytes fail the session (reported as an event), never trap.
   public mutating func receive(_ notification: [UInt8]) -> Step {
+    if var session = twist {
+      defer { adopt(session) }
+      return session.receive(notification)
+    }
     var step = Step()
     guard state != .failed, state != .idle else { return step }
     do {
@@ -113,8 +143,18 @@ public struct FlicBLECentral: Sendable {
 
   /// Writes for a request once the session is established.
   public mutating func request(_ message: ToButtonMessage) throws(RequestError) -> [[UInt8]] {
+    if var session = twist {
+      defer { adopt(session) }
+      return try session.request(message)
+    }
     guard state == .established || state == .waitingInitResponse, channel != nil else { throw .notEstablished }
     return signed(message)
+  }
+
+  private mutating func adopt(_ session: TwistCentral) {
+    twist = session
+    state = session.state
+    stored = session.stored
   }
 
   private mutating func handle(_ packet: [UInt8], header: FrameHeader, into step: inout Step) throws {

@@ -54,9 +54,23 @@ public enum TwistToButtonMessage: Sendable, Equatable {
   case ackButtonEvents(eventCount: UInt32)
   /// Resynchronises a mode's position: new minimum (48-bit signed) and update packets received.
   case updateTwistPosition(modeIndex: UInt8, newMinimum: Int64, receivedUpdatePackets: UInt32)
+  case getBatteryLevel
+  case getFirmwareVersion
+  case getName
+  /// The Twist's name request: the UTC ms shifted up by one with "force" in bit 0 (pyflic-ble's
+  /// layout; a Flic 2 has force in bit 47 instead).
+  case setName(String, timestampUTCMilliseconds: UInt64, force: Bool)
 
   public func encoded() -> [UInt8] {
     switch self {
+    case .getBatteryLevel: return [TwistToButtonOpcode.getBatteryLevelRequest.rawValue]
+    case .getFirmwareVersion: return [TwistToButtonOpcode.getFirmwareVersionRequest.rawValue]
+    case .getName: return [TwistToButtonOpcode.getNameRequest.rawValue]
+    case .setName(let name, let timestamp, let force):
+      var w = ByteWriter(opcode: TwistToButtonOpcode.setNameRequest.rawValue)
+      w.unsigned((timestamp & 0x7FFF_FFFF_FFFF) << 1 | (force ? 1 : 0), width: 6)
+      w.append(ButtonName.truncated(name))
+      return w.bytes
     case .initButtonEvents(let eventCount, let modes, let bootID, let apiVersion):
       var w = ByteWriter(opcode: TwistToButtonOpcode.initButtonEventsRequest.rawValue)
       w.u32(eventCount)
@@ -99,6 +113,13 @@ public enum TwistToButtonMessage: Sendable, Equatable {
       let raw = try r.unsigned(width: 6)
       let minimum = Int64(bitPattern: raw << 16) >> 16
       return .updateTwistPosition(modeIndex: mode, newMinimum: minimum, receivedUpdatePackets: try r.u32())
+    case .getBatteryLevelRequest: return .getBatteryLevel
+    case .getFirmwareVersionRequest: return .getFirmwareVersion
+    case .getNameRequest: return .getName
+    case .setNameRequest:
+      let packed = try r.unsigned(width: 6)
+      let name = try ButtonName.decode(r.rest(), opcode: first)
+      return .setName(name, timestampUTCMilliseconds: packed >> 1, force: packed & 1 != 0)
     default: throw .unknownOpcode(first)
     }
   }
@@ -117,13 +138,42 @@ public enum TwistFromButtonMessage: Sendable, Equatable {
   case buttonEvents(pressCounter: UInt32, items: [TwistButtonEventItem])
   case twistEvent(TwistRotation)
   case quickVerifyResponse(buttonRandom: [UInt8], tmpID: UInt32)
+  /// The stored pairing is unknown to the button (as Flic 2's, under the Twist's opcode).
+  case quickVerifyNegative(tmpID: UInt32)
+  case fullVerifyFail(reason: UInt8)
+  /// The Twist reports its two AAA cells in millivolts (a Flic 2 sends a 10-bit ADC reading).
+  case batteryMillivolts(UInt16)
+  case firmwareVersion(UInt32)
+  /// GetNameResponse or SetNameResponse: the name and the UTC ms of its last change.
+  case name(String, timestampUTCMilliseconds: UInt64, isSetResponse: Bool)
+  case disconnectedVerifiedLink(reason: UInt8)
 
   public func encoded() -> [UInt8] {
     switch self {
     case .fullVerifyResponse1(let m):
-      var flagless = m
-      flagless.flags = 0
-      return FromButtonMessage.fullVerifyResponse1(flagless).encoded().dropLast()
+      // 117 bytes like Flic 2's, flags included: pyflic-ble's Twist handler refuses fewer.
+      return FromButtonMessage.fullVerifyResponse1(m).encoded()
+    case .quickVerifyNegative(let tmpID):
+      var w = ByteWriter(opcode: TwistFromButtonOpcode.quickVerifyNegativeResponse.rawValue)
+      w.u32(tmpID)
+      return w.bytes
+    case .fullVerifyFail(let reason): return [TwistFromButtonOpcode.fullVerifyFailResponse.rawValue, reason]
+    case .batteryMillivolts(let millivolts):
+      var w = ByteWriter(opcode: TwistFromButtonOpcode.getBatteryLevelResponse.rawValue)
+      w.u16(millivolts)
+      return w.bytes
+    case .firmwareVersion(let version):
+      var w = ByteWriter(opcode: TwistFromButtonOpcode.getFirmwareVersionResponse.rawValue)
+      w.u32(version)
+      return w.bytes
+    case .name(let name, let timestamp, let isSet):
+      var w = ByteWriter(
+        opcode: (isSet ? TwistFromButtonOpcode.setNameResponse : .getNameResponse).rawValue)
+      w.unsigned(timestamp, width: 6)
+      w.append(ButtonName.truncated(name))
+      return w.bytes
+    case .disconnectedVerifiedLink(let reason):
+      return [TwistFromButtonOpcode.disconnectedVerifiedLinkInd.rawValue, reason]
     case .fullVerifyResponse2(let m, let color):
       var bytes = FromButtonMessage.fullVerifyResponse2(m).encoded()
       bytes[0] = TwistFromButtonOpcode.fullVerifyResponse2.rawValue
@@ -169,7 +219,8 @@ public enum TwistFromButtonMessage: Sendable, Equatable {
     switch TwistFromButtonOpcode(rawValue: first) {
     case .fullVerifyResponse1:
       guard packet.count >= 116 else { throw .packetTooShort(opcode: first, length: packet.count, needed: 116) }
-      guard case .fullVerifyResponse1(let m) = try FromButtonMessage.decode(Array(packet.prefix(116)) + [0]) else {
+      let flags: [UInt8] = packet.count > 116 ? [packet[116]] : [0]
+      guard case .fullVerifyResponse1(let m) = try FromButtonMessage.decode(Array(packet.prefix(116)) + flags) else {
         throw .unknownOpcode(first)
       }
       return .fullVerifyResponse1(m)
@@ -212,6 +263,16 @@ public enum TwistFromButtonMessage: Sendable, Equatable {
           lastHubUpdatePacketTooOld: flags & 0x20 != 0))
     case .quickVerifyResponse:
       return .quickVerifyResponse(buttonRandom: try r.take(8), tmpID: try r.u32())
+    case .quickVerifyNegativeResponse: return .quickVerifyNegative(tmpID: try r.u32())
+    case .fullVerifyFailResponse: return .fullVerifyFail(reason: try r.u8())
+    case .getBatteryLevelResponse: return .batteryMillivolts(try r.u16())
+    case .getFirmwareVersionResponse: return .firmwareVersion(try r.u32())
+    case .getNameResponse, .setNameResponse:
+      let stamp = try r.unsigned(width: 6)
+      return .name(
+        try ButtonName.decode(r.rest(), opcode: first), timestampUTCMilliseconds: stamp,
+        isSetResponse: first == TwistFromButtonOpcode.setNameResponse.rawValue)
+    case .disconnectedVerifiedLinkInd: return .disconnectedVerifiedLink(reason: try r.u8())
     default: throw .unknownOpcode(first)
     }
   }

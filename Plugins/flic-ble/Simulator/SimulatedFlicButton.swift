@@ -10,9 +10,10 @@ import FlicBLEProtocol
 /// made while events are started go out live and are not queued again (an assumption: the
 /// public sources do not say whether a real button re-queues unacknowledged live presses).
 public struct SimulatedFlicButton: Sendable {
-  /// Which Flic: a Flic 2, or a Flic Duo (two buttons with swipes, its own event opcodes).
+  /// Which Flic: a Flic 2, a Flic Duo (two buttons with swipes, its own event opcodes), or a
+  /// Flic Twist (a dial with a push button: its own opcode table, no frame header).
   public enum Model: String, Sendable {
-    case flic2, duo
+    case flic2, duo, twist
   }
 
   public struct Identity: Sendable {
@@ -60,32 +61,34 @@ public struct SimulatedFlicButton: Sendable {
     case eventsStarted
   }
 
-  public private(set) var identity: Identity
+  public internal(set) var identity: Identity
   public let mtu: Int
   /// The button's clock in 1/32768 s since power-on.
-  public private(set) var clock: UInt64 = 1 << 20
+  public internal(set) var clock: UInt64 = 1 << 20
   public private(set) var bootID: UInt32
-  public private(set) var eventCount: UInt32 = 0
+  public internal(set) var eventCount: UInt32 = 0
   /// A Duo's small button counts apart.
   public private(set) var smallEventCount: UInt32 = 0
-  public private(set) var nameTimestampUTCMilliseconds: UInt64 = 0
+  public internal(set) var nameTimestampUTCMilliseconds: UInt64 = 0
   /// In public mode a central may pair (a new button, or after a 7-second hold).
-  public private(set) var isInPublicMode: Bool
+  public internal(set) var isInPublicMode: Bool
   public var pairingCount: Int { pairings.count }
 
-  private let factorySignature: [UInt8]
-  private let ecdhKey: Curve25519.KeyAgreement.PrivateKey
-  private let random: RandomBytes
-  private var pairings: [UInt32: [UInt8]] = [:]
-  private var log: [LoggedEvent] = []
-  private var link: LinkState = .disconnected
+  let factorySignature: [UInt8]
+  let ecdhKey: Curve25519.KeyAgreement.PrivateKey
+  let random: RandomBytes
+  var pairings: [UInt32: [UInt8]] = [:]
+  var log: [LoggedEvent] = []
+  var link: LinkState = .disconnected
   private var reassembler = PacketReassembler(framing: .headered)
   private var connectionID: UInt8 = 0
-  private var channel: SignedChannel?
-  private var variant: UInt8 = 0
-  private var buttonRandom: [UInt8] = []
+  var channel: SignedChannel?
+  var variant: UInt8 = 0
+  var buttonRandom: [UInt8] = []
   /// A Duo's event stream state, from InitButtonEventsDuoResponse on.
   private var duoEncoder: DuoEventEncoder?
+  /// A Twist's dial: its modes as the central configured them, positions, the active slot.
+  var dial = TwistDialState()
 
   /// `factoryKey` signs this button's identity once, as at manufacture; centrals must trust its
   /// public key (a test key, never Shortcut Labs' real one).
@@ -113,10 +116,19 @@ public struct SimulatedFlicButton: Sendable {
     try! Curve25519.Signing.PrivateKey(rawRepresentation: (0..<32).map { seed &+ UInt8($0) })
   }
 
+  /// The test factory key of a model: a simulated Twist is signed by a key of its own, as a
+  /// real Twist is by Shortcut Labs' Twist key.
+  public static func testFactoryKey(for model: Model) -> Curve25519.Signing.PrivateKey {
+    testFactoryKey(seed: model == .twist ? 0x7A : 0x5A)
+  }
+
   /// The test factory key's public half in lowercase hex, as the plugin's `test_factory_key`
   /// and the tool's `--test-factory-key` take it.
-  public static var testFactoryKeyHex: String {
-    testFactoryKey().publicKey.rawRepresentation.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+  public static var testFactoryKeyHex: String { testFactoryKeyHex(for: .flic2) }
+
+  public static func testFactoryKeyHex(for model: Model) -> String {
+    testFactoryKey(for: model).publicKey.rawRepresentation.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+      .joined()
   }
 
   // MARK: The radio link
@@ -125,6 +137,7 @@ public struct SimulatedFlicButton: Sendable {
 
   public mutating func connect() {
     link = .connected
+    dial.pushed = false
     duoEncoder = nil
     reassembler.reset()
     channel = nil
@@ -142,6 +155,7 @@ public struct SimulatedFlicButton: Sendable {
   /// not a valid packet for the current state are ignored, as a button does.
   public mutating func receive(_ write: [UInt8]) -> [[UInt8]] {
     guard link != .disconnected else { return [] }
+    if identity.model == .twist { return receiveTwist(write) }
     guard let (optionalHeader, packet) = try? reassembler.receive(write), let header = optionalHeader else { return [] }
     switch link {
     case .disconnected: return []
@@ -164,6 +178,7 @@ public struct SimulatedFlicButton: Sendable {
   /// A gesture: logged with its timestamps, sent at once when a central has started events.
   public mutating func press(_ gesture: PressGesture, buttonIndex: Int = 0) -> [[UInt8]] {
     if identity.model == .duo { return pressDuo(gesture, buttonIndex: buttonIndex == 0 ? 0 : 1) }
+    if identity.model == .twist { return pressTwist(gesture) }
     let start = clock
     var out: [[UInt8]] = []
     for step in gesture.steps {
@@ -218,7 +233,8 @@ public struct SimulatedFlicButton: Sendable {
   public mutating func resetByOwner() -> [[UInt8]] {
     pairings = [:]
     isInPublicMode = true
-    let out = (link == .verified || link == .eventsStarted) ? endLink(.byUser) : []
+    let verified = link == .verified || link == .eventsStarted
+    let out = verified ? (identity.model == .twist ? endTwistLink(reason: 2) : endLink(.byUser)) : []
     disconnect()
     return out
   }
@@ -230,6 +246,7 @@ public struct SimulatedFlicButton: Sendable {
     eventCount = 0
     smallEventCount = 0
     log = []
+    dial = TwistDialState()
   }
 
   // MARK: Protocol

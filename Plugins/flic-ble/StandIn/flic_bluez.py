@@ -19,9 +19,12 @@ It is no kinder than BlueZ (doc/org.bluez.*.rst):
   one queue per button, emptied from the main loop (a press must never overtake an answer).
 
 Control channel: one command a line on standard input, each answered "ok" or "error ...":
-    add ADDRESS [duo]            a button, a Flic 2 or a Flic Duo (new, in pairing mode until paired)
+    add ADDRESS [duo|twist]      a button, a Flic 2, a Flic Duo or a Flic Twist (new, in pairing mode
+                                 until paired; a Twist advertises and serves its own service UUID)
     press ADDRESS GESTURE        click|double-click|hold; a Duo also swipe-left|-right|-up|-down,
                                  and small-GESTURE on its small button
+    twist ADDRESS [+-]UNITS      a Twist's dial turned (1/49152 turn; 4096 is a twelfth)
+    push-twist ADDRESS [+-]UNITS the dial turned while pushed
     hold-for-pairing ADDRESS     7 s hold: advertises and accepts a new pairing
     reset ADDRESS                its owner resets it (pairings forgotten)
     advance ADDRESS SECONDS      the button's clock moves on (queued presses age)
@@ -31,11 +34,18 @@ Control channel: one command a line on standard input, each answered "ok" or "er
     state ADDRESS                the simulator's state line
     garbage ADDRESS HEX          a notification of these bytes after the link's frame header byte,
                                  as if a packet arrived mangled
+    pair-in-process ADDRESS      the simulator pairs with a central of its own (full verify, its test
+                                 key) and prints "pairing FIELD=VALUE ..." for the plugin's pairing
+                                 file: a release build, which trusts no test key, then only quick-verifies
+
+With the parameter "timestamps": true each notification is logged to standard error at the moment
+it is emitted, as "notified ADDRESS OPCODE-BYTE CLOCK_MONOTONIC-NS" (the benchmark reads it).
 '''
 
 import os
 import subprocess
 import sys
+import time
 
 import dbus
 from gi.repository import GLib
@@ -55,6 +65,15 @@ CHAR_IFACE = 'org.bluez.GattCharacteristic1'
 FLIC_SERVICE = '00420000-8f59-4420-870d-84f3b617e493'
 FLIC_WRITE = '00420001-8f59-4420-870d-84f3b617e493'
 FLIC_NOTIFY = '00420002-8f59-4420-870d-84f3b617e493'
+TWIST_SERVICE = '00c90000-2cbd-4f2a-a725-5ccd960ffb7d'
+TWIST_WRITE = '00c90001-2cbd-4f2a-a725-5ccd960ffb7d'
+TWIST_NOTIFY = '00c90002-2cbd-4f2a-a725-5ccd960ffb7d'
+# (service, write, notify) by model
+UUIDS = {
+    'flic2': (FLIC_SERVICE, FLIC_WRITE, FLIC_NOTIFY),
+    'duo': (FLIC_SERVICE, FLIC_WRITE, FLIC_NOTIFY),
+    'twist': (TWIST_SERVICE, TWIST_WRITE, TWIST_NOTIFY),
+}
 ADAPTER = 'hci0'
 ADAPTER_PATH = '/org/bluez/hci0'
 # A Flic 2 packet is at most 140 bytes; BlueZ's MTU is the ATT MTU (3 bytes of header more).
@@ -90,6 +109,7 @@ class Button:
     def __init__(self, address, model='flic2'):
         self.address = address.upper()
         self.model = model
+        self.service_uuid, self.write_uuid, self.notify_uuid = UUIDS[model]
         # Notifications waiting for the main loop, in the button's order (see deliver).
         self.outbox = []
         self.flush_scheduled = False
@@ -140,6 +160,8 @@ class Button:
         notifications, self.outbox = self.outbox, []
         for packet in notifications:
             if self.connected and self.notifying and self.notify_char in mockobject.objects:
+                if state.get('timestamps'):
+                    log(f'notified {self.address} {packet[0]} {time.monotonic_ns()}')
                 emit_changed(self.notify_char, CHAR_IFACE,
                              {'Value': dbus.Array(list(packet), signature='y', variant_level=1)})
             else:
@@ -152,13 +174,17 @@ class Button:
         '''BlueZ lists an advertising button while the adapter discovers.'''
         if self.visible() or not (self.in_range and self.advertising) or not adapter_discovering():
             return
+        # As BlueZ: with a UUID filter set, only devices advertising one of those UUIDs are listed.
+        uuids = [str(u).lower() for u in (state.get('filter') or {}).get('UUIDs', [])]
+        if uuids and self.service_uuid not in uuids:
+            return
         bluez5.AddDevice(state['mock'], ADAPTER, self.address, 'F2')
         device = mockobject.objects[self.path]
         device.button = self
         # What the advertisement said, as BlueZ reports it after InterfacesAdded.
         emit_changed(self.path, DEVICE_IFACE, {
             'AddressType': dbus.String('random', variant_level=1),
-            'UUIDs': dbus.Array([FLIC_SERVICE], signature='s', variant_level=1),
+            'UUIDs': dbus.Array([self.service_uuid], signature='s', variant_level=1),
             'RSSI': dbus.Int16(-58, variant_level=1),
         })
         device.AddMethods(DEVICE_IFACE, [('Connect', '', '', Connect), ('Disconnect', '', '', Disconnect)])
@@ -187,7 +213,7 @@ class Button:
     def add_gatt(self):
         mock = state['mock']
         service_props = {
-            'UUID': dbus.String(FLIC_SERVICE, variant_level=1),
+            'UUID': dbus.String(self.service_uuid, variant_level=1),
             'Device': dbus.ObjectPath(self.path, variant_level=1),
             'Primary': dbus.Boolean(True, variant_level=1),
             'Includes': dbus.Array([], signature='o', variant_level=1),
@@ -195,8 +221,10 @@ class Button:
         mock.AddObject(self.service, SERVICE_IFACE, service_props, [])
         manager().EmitSignal(OBJECT_MANAGER_IFACE, 'InterfacesAdded', 'oa{sa{sv}}',
                              [dbus.ObjectPath(self.service), {SERVICE_IFACE: service_props}])
-        for path, uuid, flags in ((self.write_char, FLIC_WRITE, ['write-without-response', 'write']),
-                                  (self.notify_char, FLIC_NOTIFY, ['notify'])):
+        # The Twist's write characteristic is write-without-response only.
+        write_flags = ['write-without-response'] if self.model == 'twist' else ['write-without-response', 'write']
+        for path, uuid, flags in ((self.write_char, self.write_uuid, write_flags),
+                                  (self.notify_char, self.notify_uuid, ['notify'])):
             props = {
                 'UUID': dbus.String(uuid, variant_level=1),
                 'Service': dbus.ObjectPath(self.service, variant_level=1),
@@ -369,12 +397,16 @@ def control(line):
     button = buttons.get(args[0].upper()) if args else None
     if command == 'add':
         model = args[1] if len(args) > 1 else 'flic2'
-        if model not in ('flic2', 'duo'):
-            raise RuntimeError('model must be flic2 or duo')
+        if model not in UUIDS:
+            raise RuntimeError('model must be flic2, duo or twist')
         buttons[args[0].upper()] = Button(args[0], model)
         buttons[args[0].upper()].appear_if_found()
-    elif command in ('press', 'hold-for-pairing', 'reset', 'advance', 'state', 'garbage') and button is None:
+    elif command in ('press', 'hold-for-pairing', 'reset', 'advance', 'state', 'garbage', 'twist',
+                     'push-twist', 'pair-in-process') and button is None:
         raise RuntimeError('no such button')
+    elif command in ('twist', 'push-twist'):
+        notifications, _ = button.command(command + ' ' + args[1])
+        button.deliver(notifications)
     elif command == 'press':
         notifications, _ = button.command('press ' + args[1])
         button.deliver(notifications)
@@ -389,11 +421,15 @@ def control(line):
         notifications, _ = button.command('reset')
         button.deliver(notifications)
     elif command == 'garbage':
-        button.deliver([getattr(button, 'header', b'\x00') + bytes.fromhex(args[1])])
+        header = b'' if button.model == 'twist' else getattr(button, 'header', b'\x00')
+        button.deliver([header + bytes.fromhex(args[1])])
     elif command == 'advance':
         button.command('advance ' + args[1])
     elif command == 'state':
         _, lines = button.command('state')
+        print(' '.join(lines), flush=True)
+    elif command == 'pair-in-process':
+        _, lines = button.command('pair-in-process')
         print(' '.join(lines), flush=True)
     elif command == 'out-of-range':
         button.in_range = False
@@ -438,6 +474,7 @@ def on_stdin(_source, _condition):
 def load(mock, parameters):
     state['mock'] = mock
     state['host'] = parameters['button_host']
+    state['timestamps'] = bool(parameters.get('timestamps'))
     bluez5.load(mock, parameters)
 
     # The main object is registered only after load() returns; the adapter's signal needs it.

@@ -95,10 +95,11 @@ final class BlueZToolSession: Sendable {
           let objects = client.objects
           outcome.set(
             .success(
-              objects.devices(advertising: BlueZNames.flicService).map { path in
+              BlueZNames.allFlicServices.flatMap { objects.devices(advertising: $0) }.map { path in
                 let address = objects.property(path, BlueZNames.device, "Address")?.string ?? "?"
                 let rssi = objects.property(path, BlueZNames.device, "RSSI")?.int.map { "  RSSI \($0)" } ?? ""
-                return "\(address)  \(objects.property(path, BlueZNames.device, "Name")?.string ?? "")\(rssi)"
+                let twist = objects.devices(advertising: BlueZNames.twistService).contains(path) ? "  (Flic Twist)" : ""
+                return "\(address)  \(objects.property(path, BlueZNames.device, "Name")?.string ?? "")\(rssi)\(twist)"
               }))
           bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StopDiscovery") { _ in }
         }
@@ -186,10 +187,15 @@ final class PairingRun {
   private func connect(_ device: String) {
     let keys = self.keys
     let expected = address.littleEndian
+    // A Twist advertises its own service; it pairs over its own characteristics and opcodes.
+    let twist = client.objects.devices(advertising: BlueZNames.twistService).contains(device)
     let link = FlicGATTLink(
-      client: client, device: device,
+      client: client, device: device, twist: twist,
       makeCentral: { mtu in
-        FlicBLECentral(stored: nil, options: .init(mtu: mtu, trustedKeys: keys, expectedAddress: expected))
+        FlicBLECentral(
+          stored: nil,
+          options: .init(
+            mtu: mtu, trustedKeys: keys, expectedAddress: expected, twist: twist ? .init() : nil))
       },
       events: .init(
         central: { [self] event in handle(event) },
@@ -215,7 +221,7 @@ final class PairingRun {
       switch failure {
       case .notInPublicMode:
         text = "\(address) is not in pairing mode (paired elsewhere?): hold it 7 s until it flashes, then try again"
-      case .notGenuine: text = "\(address) is not a genuine Flic 2 (its factory signature does not verify)"
+      case .notGenuine: text = "\(address) is not a genuine Flic (its factory signature does not verify)"
       case .noConnectionSlots: text = "\(address) has no free connection slot: too many hubs and phones are paired"
       default: text = "pairing with \(address) failed: \(failure)"
       }
@@ -237,7 +243,7 @@ final class PairingRun {
 func startDiscovery(bus: SystemBus, adapter: String, done: @escaping (SystemBus.CallError?) -> Void) {
   bus.call(
     BlueZNames.service, adapter, BlueZNames.adapter, "SetDiscoveryFilter",
-    [.options(["UUIDs": .strings([BlueZNames.flicService]), "Transport": .string("le")])]
+    [.options(["UUIDs": .strings(BlueZNames.allFlicServices), "Transport": .string("le")])]
   ) { _ in
     bus.call(BlueZNames.service, adapter, BlueZNames.adapter, "StartDiscovery") { result in
       if case .failure(let error) = result { done(error) } else { done(nil) }

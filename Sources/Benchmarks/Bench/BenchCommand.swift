@@ -16,6 +16,7 @@ struct BenchCommand: ParsableCommand {
 
   enum Section: String, CaseIterable, ExpressibleByArgument {
     case latency, throughput, memory, bridge, restart, startup, button, callgrind, sandbox, homekit, recorder
+    case flicBLE = "flic-ble"
   }
 
   @Option(help: "Messages per latency figure, over all rounds (plus a warm-up of up to 1000 per round).")
@@ -36,7 +37,7 @@ struct BenchCommand: ParsableCommand {
   @Option(
     parsing: .upToNextOption,
     help:
-      "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit recorder."
+      "Only these sections: latency throughput memory bridge restart startup button callgrind sandbox homekit recorder flic-ble."
   )
   var only: [Section] = Section.allCases
 
@@ -69,6 +70,7 @@ struct BenchCommand: ParsableCommand {
     if only.contains(.sandbox) { try sandbox(tools, report) }
     if only.contains(.homekit) { homekit(tools, report) }
     if only.contains(.recorder) { try recorder(tools, report) }
+    if only.contains(.flicBLE) { try flicBLE(tools, report) }
     if only.contains(.callgrind) {
       if CallgrindBenchmark.isInstalled {
         goals.callgrind = try callgrind(tools, broker, report)
@@ -548,6 +550,25 @@ struct BenchCommand: ParsableCommand {
       Self.medianAndP99(
         "7 button to HomeKit", "flicd press -> hub has it (watch)", LatencySummary(nanoseconds: result.hub),
         baseline: baseline))
+  }
+
+  private func flicBLE(_ tools: BenchTools, _ report: BenchReport) throws {
+    if let reason = FlicBLEPressBenchmark.unavailable(tools) {
+      say("12. flic-ble press: skipped, \(reason)")
+      return
+    }
+    say("12. flic-ble press through BlueZ, beside flicd: \(presses) presses")
+    let result = try FlicBLEPressBenchmark(tools: tools, presses: presses).run(sourceRoot: sourceRoot)
+    report.add(
+      Self.medianAndP99(
+        "12 flic-ble", "BlueZ notification -> hub port (flic-ble)", LatencySummary(nanoseconds: result.flicBLE),
+        baseline: ("flicd sent -> hub port (flic)", LatencySummary(nanoseconds: result.flicd))))
+    if let memory = result.memory {
+      report.add([
+        Figure("12 flic-ble", "flic-ble plugin host RSS, 1 button", memory.rss, "MiB", baseline: nil),
+        Figure("12 flic-ble", "flic-ble plugin host PSS, 1 button", memory.pss, "MiB", baseline: nil),
+      ])
+    }
   }
 
   /// Median and p99 rows in ms.
