@@ -11,6 +11,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let store: HubStateStore
   package let logger = Logger(label: "hub")
   package let tables: Mutex<Tables>
+  /// Counts changes of `tables.instances` (made under its lock): routes interned to the
+  /// supervisors of one version look them up by name once it has moved on (`InternedRoute`).
+  package let instancesVersion = Atomic(0)
   /// Reloads run one at a time (SIGHUP and `patchbay reload` at once once launched an
   /// instance twice).
   package let reloading = Mutex(())
@@ -86,7 +89,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Throws the route errors (and stops everything) when routes do not fit the ports.
   public func start() throws(ConfigErrors) {
     let supervisors = config.instances.map(makeSupervisor)
-    tables.withLock { tables in for supervisor in supervisors { tables.instances[supervisor.spec.name] = supervisor } }
+    tables.withLock { tables in
+      for supervisor in supervisors { tables.instances[supervisor.spec.name] = supervisor }
+      instancesVersion.add(1, ordering: .releasing)
+    }
     if stopping.load(ordering: .sequentiallyConsistent) { return }
     // Heartbeats from the first moment: a create() that never returns is a hang too.
     startTicker()

@@ -39,6 +39,7 @@ extension Hub {
     tables.withLock { tables in
       for supervisor in retiring { tables.instances.removeValue(forKey: supervisor.spec.name) }
       for supervisor in launching { tables.instances[supervisor.spec.name] = supervisor }
+      instancesVersion.add(1, ordering: .releasing)
     }
     for supervisor in launching { supervisor.launch(holdStart: true) }
     waitUntilCreated(launching)

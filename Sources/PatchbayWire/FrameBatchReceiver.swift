@@ -26,9 +26,20 @@ public struct FrameBatchReceiver: ~Copyable {
     lengths.deallocate()
   }
 
-  /// Blocks for the next frames, in order; the last result may be `.closed` or `.oversized`
-  /// (what follows a closed stream is not read).
-  public func receive(from socket: PacketSocket) -> [PacketSocket.ReceiveResult] {
+  /// One result of a read: a frame, where it lies in the receiver's slot (valid until the
+  /// next `receive`), or how the stream ended.
+  public enum Received {
+    case frame(UnsafeRawBufferPointer)
+    /// The frame was larger than the limit; it has been consumed and discarded.
+    case oversized(Int)
+    case closed
+  }
+
+  /// Blocks for the next frames and leaves them in the slots: how many results there are
+  /// (`subscript`), in order; the last may be `.closed` or `.oversized` (what follows a
+  /// closed stream is not read). Nothing is copied or allocated: a hop's frame is decoded
+  /// where the kernel put it.
+  public func receive(from socket: PacketSocket) -> Int {
     let slot = limit + 1
     while true {
       let count = pc_receive_frames(
@@ -36,24 +47,30 @@ public struct FrameBatchReceiver: ~Copyable {
         lengths.baseAddress!)
       if count < 0 {
         if errno == EINTR { continue }
-        return [.closed]
+        lengths[0] = 0
+        return 1
       }
-      var results: [PacketSocket.ReceiveResult] = []
-      results.reserveCapacity(Int(count))
-      for index in 0..<Int(count) {
-        let length = lengths[index]
-        if length == 0 {
-          results.append(.closed)
-          break
-        }
-        if length > limit {
-          results.append(.oversized(length))
-          break
-        }
-        let start = index * slot
-        results.append(.frame(Array(UnsafeRawBufferPointer(start: buffers.baseAddress! + start, count: length))))
+      for index in 0..<Int(count) where lengths[index] == 0 || lengths[index] > limit { return index + 1 }
+      return Int(count)
+    }
+  }
+
+  /// The `index`th result of the last `receive`.
+  public subscript(index: Int) -> Received {
+    let length = lengths[index]
+    if length == 0 { return .closed }
+    if length > limit { return .oversized(length) }
+    return .frame(UnsafeRawBufferPointer(start: buffers.baseAddress! + index * (limit + 1), count: length))
+  }
+
+  /// The next frames as arrays (tests, and readers off the hot path).
+  public func receiveCopies(from socket: PacketSocket) -> [PacketSocket.ReceiveResult] {
+    (0..<receive(from: socket)).map { index -> PacketSocket.ReceiveResult in
+      switch self[index] {
+      case .frame(let bytes): .frame(Array(bytes))
+      case .oversized(let size): .oversized(size)
+      case .closed: .closed
       }
-      return results
     }
   }
 }

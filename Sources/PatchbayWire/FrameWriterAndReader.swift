@@ -1,48 +1,127 @@
-/// Appends little-endian fields to a frame.
-public struct FrameWriter: Sendable {
-  public private(set) var bytes: [UInt8] = []
+/// Writes little-endian fields of a frame. A message's encoding runs twice through the same
+/// code: once only counting (no memory), once writing into memory of exactly that size, so a
+/// frame never grows an array: on the hot path (`withFrame`) the memory is on the stack, and a
+/// hop costs no heap allocation for its frame (issue 44).
+public struct FrameWriter {
+  /// nil while counting.
+  private let buffer: UnsafeMutableRawBufferPointer?
+  /// Bytes written (or counted) so far.
+  public private(set) var count = 0
 
-  public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+  private init(buffer: UnsafeMutableRawBufferPointer?) { self.buffer = buffer }
 
-  public mutating func u8(_ value: UInt8) { bytes.append(value) }
-  public mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-  public mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-  public mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+  @inline(__always)
+  private mutating func integer<T: FixedWidthInteger>(_ value: T) {
+    let size = MemoryLayout<T>.size
+    if let buffer {
+      precondition(count + size <= buffer.count, "FrameWriter: the frame outgrew its counted size")
+      buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: T.self)
+    }
+    count += size
+  }
+
+  public mutating func u8(_ value: UInt8) { integer(value) }
+  public mutating func u16(_ value: UInt16) { integer(value) }
+  public mutating func u32(_ value: UInt32) { integer(value) }
+  public mutating func u64(_ value: UInt64) { integer(value) }
   public mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
   public mutating func f64(_ value: Double) { u64(value.bitPattern) }
   public mutating func bool(_ value: Bool) { u8(value ? 1 : 0) }
   /// A u32 length, then UTF-8 bytes.
   public mutating func string(_ value: String) {
-    u32(UInt32(value.utf8.count))
-    bytes.append(contentsOf: value.utf8)
+    let utf8 = value.utf8
+    u32(UInt32(utf8.count))
+    if let buffer {
+      precondition(count + utf8.count <= buffer.count, "FrameWriter: the frame outgrew its counted size")
+      let start = count
+      let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+        UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + bytes.count]).copyMemory(
+          from: UnsafeRawBufferPointer(bytes))
+      }
+      if copied == nil {
+        for (offset, byte) in utf8.enumerated() { buffer[start + offset] = byte }
+      }
+    }
+    count += utf8.count
+  }
+
+  /// The frame `write` writes, as an array (messages off the hot path, tests).
+  public static func frame(_ write: (inout FrameWriter) -> Void) -> [UInt8] {
+    var counter = FrameWriter(buffer: nil)
+    write(&counter)
+    return [UInt8](unsafeUninitializedCapacity: counter.count) { memory, initialized in
+      var writer = FrameWriter(buffer: UnsafeMutableRawBufferPointer(memory))
+      write(&writer)
+      initialized = writer.count
+    }
+  }
+
+  /// Calls `body` with the frame `write` writes, in temporary memory: on the stack for any
+  /// frame that fits there (`withUnsafeTemporaryAllocation`), so no heap allocation.
+  public static func withFrame<Result>(
+    _ write: (inout FrameWriter) -> Void, _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result {
+    var counter = FrameWriter(buffer: nil)
+    write(&counter)
+    return withUnsafeTemporaryAllocation(byteCount: counter.count, alignment: 8) { memory in
+      var writer = FrameWriter(buffer: memory)
+      write(&writer)
+      return body(UnsafeRawBufferPointer(rebasing: memory[0..<writer.count]))
+    }
+  }
+
+  /// Calls `body` with several frames written one after the other in temporary memory, and
+  /// their lengths (what `sendmmsg` takes): one stack allocation for a batch of inputs.
+  public static func withFrames<Result>(
+    count frames: Int, _ write: (Int, inout FrameWriter) -> Void,
+    _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> Result
+  ) -> Result {
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: frames) { lengths in
+      var total = 0
+      for index in 0..<frames {
+        var counter = FrameWriter(buffer: nil)
+        write(index, &counter)
+        lengths.initializeElement(at: index, to: counter.count)
+        total += counter.count
+      }
+      return withUnsafeTemporaryAllocation(byteCount: total, alignment: 8) { memory in
+        var offset = 0
+        for index in 0..<frames {
+          var writer = FrameWriter(
+            buffer: UnsafeMutableRawBufferPointer(rebasing: memory[offset..<offset + lengths[index]]))
+          write(index, &writer)
+          offset += writer.count
+        }
+        return body(UnsafeRawBufferPointer(memory), UnsafeBufferPointer(lengths))
+      }
+    }
   }
 }
 
-/// Reads little-endian fields from an untrusted frame; every read is bounds-checked.
+/// Reads little-endian fields from an untrusted frame; every read is bounds-checked. It reads
+/// the received bytes where they are (no copy into an array): it must not outlive them.
 public struct FrameReader {
-  let bytes: [UInt8]
+  let bytes: UnsafeRawBufferPointer
   public private(set) var offset: Int
 
-  public init(_ bytes: [UInt8], offset: Int = 0) {
+  public init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
     self.bytes = bytes
     self.offset = offset
   }
 
   public var remaining: Int { bytes.count - offset }
 
-  mutating func take(_ count: Int) throws(WireError) -> ArraySlice<UInt8> {
+  mutating func take(_ count: Int) throws(WireError) -> UnsafeRawBufferPointer {
     guard count >= 0, count <= remaining else {
       throw .truncated("needs \(count) more bytes at offset \(offset), has \(remaining)")
     }
     defer { offset += count }
-    return bytes[offset..<offset + count]
+    return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
   }
 
   mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(WireError) -> T {
     let slice = try take(MemoryLayout<T>.size)
-    var value: T = 0
-    for (shift, byte) in slice.enumerated() { value |= T(byte) << (shift * 8) }
-    return value
+    return T(littleEndian: slice.loadUnaligned(as: T.self))
   }
 
   public mutating func u8() throws(WireError) -> UInt8 { try integer(UInt8.self) }
@@ -60,7 +139,9 @@ public struct FrameReader {
     let count = Int(try u32())
     guard count <= maxBytes else { throw .invalid("string of \(count) bytes exceeds \(maxBytes)") }
     let slice = try take(count)
-    guard let text = String(validating: slice, as: UTF8.self) else { throw .invalid("string is not UTF-8") }
+    guard let text = String(validating: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+      throw .invalid("string is not UTF-8")
+    }
     return text
   }
   /// Throws unless the whole frame was read.

@@ -75,8 +75,14 @@ public enum HostMessage: Sendable, Equatable {
   /// Most ports a plugin may declare.
   public static let maximumPorts = 1024
 
-  public func encode() -> [UInt8] {
-    var writer = FrameWriter()
+  public func encode() -> [UInt8] { FrameWriter.frame { write(to: &$0) } }
+
+  /// Calls `body` with the encoded frame in temporary memory (no heap allocation).
+  public func withEncoded<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    FrameWriter.withFrame({ write(to: &$0) }, body)
+  }
+
+  func write(to writer: inout FrameWriter) {
     writer.u8(WireProtocol.version)
     func header(_ tag: Tag) {
       writer.u8(tag.rawValue)
@@ -144,10 +150,14 @@ public enum HostMessage: Sendable, Equatable {
       header(.refusedCalls)
       writer.u64(total)
     }
-    return writer.bytes
   }
 
   public static func decode(_ frame: [UInt8]) throws(WireError) -> HostMessage {
+    try frame.withUnsafeBytes { bytes in Result { () throws(WireError) in try decode(bytes) } }.get()
+  }
+
+  /// Decodes a frame where it was received (no copy).
+  public static func decode(_ frame: UnsafeRawBufferPointer) throws(WireError) -> HostMessage {
     var reader = try FrameReader(validatingHeaderOf: frame)
     guard let tag = Tag(rawValue: frame[1]) else { throw .unknownMessage(frame[1]) }
     let message: HostMessage

@@ -42,8 +42,22 @@ public enum HubMessage: Sendable, Equatable {
     case hello = 1, describe, load, start, input, heartbeat, stop, retire
   }
 
-  public func encode() -> [UInt8] {
-    var writer = FrameWriter()
+  public func encode() -> [UInt8] { FrameWriter.frame { write(to: &$0) } }
+
+  /// Calls `body` with the encoded frame in temporary memory: an input costs no heap allocation.
+  public func withEncoded<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    FrameWriter.withFrame({ write(to: &$0) }, body)
+  }
+
+  /// Calls `body` with the frames of `messages` one after the other in temporary memory and
+  /// their lengths (for one `sendmmsg`).
+  public static func withEncoded<Result>(
+    _ messages: [HubMessage], _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> Result
+  ) -> Result {
+    FrameWriter.withFrames(count: messages.count, { messages[$0].write(to: &$1) }, body)
+  }
+
+  func write(to writer: inout FrameWriter) {
     writer.u8(WireProtocol.version)
     switch self {
     case .hello(let version):
@@ -82,10 +96,14 @@ public enum HubMessage: Sendable, Equatable {
       writer.u8(Tag.retire.rawValue)
       writer.u16(0)
     }
-    return writer.bytes
   }
 
   public static func decode(_ frame: [UInt8]) throws(WireError) -> HubMessage {
+    try frame.withUnsafeBytes { bytes in Result { () throws(WireError) in try decode(bytes) } }.get()
+  }
+
+  /// Decodes a frame where it was received (no copy).
+  public static func decode(_ frame: UnsafeRawBufferPointer) throws(WireError) -> HubMessage {
     var reader = try FrameReader(validatingHeaderOf: frame)
     let tagByte = frame[1]
     guard let tag = Tag(rawValue: tagByte) else { throw .unknownMessage(tagByte) }
@@ -114,7 +132,7 @@ public enum HubMessage: Sendable, Equatable {
 
 extension FrameReader {
   /// Checks size, version and the reserved field; positions the reader after the header.
-  public init(validatingHeaderOf frame: [UInt8]) throws(WireError) {
+  public init(validatingHeaderOf frame: UnsafeRawBufferPointer) throws(WireError) {
     guard frame.count <= WireProtocol.maximumFrameBytes else { throw .oversized(frame.count) }
     guard frame.count >= WireProtocol.headerBytes else {
       throw .truncated("\(frame.count) bytes is shorter than the \(WireProtocol.headerBytes)-byte header")

@@ -62,9 +62,13 @@ public final class PacketSocket: Sendable {
 
   /// Sends one frame; false when the peer is gone.
   @discardableResult
-  public func send(_ frame: [UInt8]) -> Bool {
+  public func send(_ frame: [UInt8]) -> Bool { frame.withUnsafeBytes { send($0) } }
+
+  /// Sends one frame from memory the caller owns (an encoder's stack buffer).
+  @discardableResult
+  public func send(_ frame: UnsafeRawBufferPointer) -> Bool {
     while true {
-      let sent = frame.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let sent = Glibc.send(descriptor, frame.baseAddress, frame.count, Int32(MSG_NOSIGNAL))
       if sent == frame.count { return true }
       if sent < 0, errno == EINTR { continue }
       return false
@@ -79,11 +83,12 @@ public final class PacketSocket: Sendable {
   }
 
   /// Sends one frame if that does not block.
-  public func trySend(_ frame: [UInt8]) -> SendResult {
+  public func trySend(_ frame: [UInt8]) -> SendResult { frame.withUnsafeBytes { trySend($0) } }
+
+  /// Sends one frame from memory the caller owns, if that does not block.
+  public func trySend(_ frame: UnsafeRawBufferPointer) -> SendResult {
     while true {
-      let sent = frame.withUnsafeBytes {
-        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-      }
+      let sent = Glibc.send(descriptor, frame.baseAddress, frame.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
       if sent == frame.count { return .sent }
       if sent < 0, errno == EINTR { continue }
       if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
@@ -101,38 +106,56 @@ public final class PacketSocket: Sendable {
       case .closed: return nil
       }
     }
-    return send(frames: frames, flags: Int32(MSG_DONTWAIT))
+    return Self.joining(frames) { send(joined: $0, lengths: $1, flags: Int32(MSG_DONTWAIT)) }
   }
 
   /// Sends frames in order, blocking while the socket is full, one system call per 64: how
   /// many went out (fewer: the peer went away), or nil when it was gone before the first.
   public func send(frames: [[UInt8]]) -> Int? {
-    send(frames: frames, flags: 0)
+    Self.joining(frames) { send(joined: $0, lengths: $1, flags: 0) }
   }
 
-  private func send(frames: [[UInt8]], flags: Int32) -> Int? {
+  /// `trySend(frames:)` of frames written one after the other in `joined`, `lengths` long.
+  public func trySend(joined: UnsafeRawBufferPointer, lengths: UnsafeBufferPointer<Int>) -> Int? {
+    send(joined: joined, lengths: lengths, flags: Int32(MSG_DONTWAIT))
+  }
+
+  /// `send(frames:)` of frames written one after the other in `joined`, `lengths` long.
+  public func send(joined: UnsafeRawBufferPointer, lengths: UnsafeBufferPointer<Int>) -> Int? {
+    send(joined: joined, lengths: lengths, flags: 0)
+  }
+
+  private static func joining<Result>(
+    _ frames: [[UInt8]], _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) -> Result
+  ) -> Result {
+    let joined = frames.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) }
+    let lengths = frames.map(\.count)
+    return joined.withUnsafeBytes { bytes in lengths.withUnsafeBufferPointer { body(bytes, $0) } }
+  }
+
+  private func send(joined: UnsafeRawBufferPointer, lengths: UnsafeBufferPointer<Int>, flags: Int32) -> Int? {
     var sent = 0
-    while sent < frames.count {
-      let chunk = frames[sent..<min(sent + Self.framesPerCall, frames.count)]
-      let lengths = chunk.map(\.count)
-      // One buffer for the chunk: its frames need stable addresses all at once.
-      let joined = chunk.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) }
-      let count = joined.withUnsafeBufferPointer { bytes -> Int32 in
-        var offset = 0
-        let starts = lengths.map { length -> UnsafePointer<UInt8>? in
-          defer { offset += length }
-          return bytes.baseAddress.map { $0 + offset }
+    var offset = 0
+    while sent < lengths.count {
+      let chunk = min(Self.framesPerCall, lengths.count - sent)
+      let count = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: chunk) { starts in
+        var start = offset
+        for index in 0..<chunk {
+          starts.initializeElement(
+            at: index, to: joined.baseAddress.map { ($0 + start).assumingMemoryBound(to: UInt8.self) })
+          start += lengths[sent + index]
         }
-        return pc_send_frames(descriptor, starts, lengths, UInt32(lengths.count), flags)
+        return pc_send_frames(descriptor, starts.baseAddress, lengths.baseAddress! + sent, UInt32(chunk), flags)
       }
       if count < 0 {
         if errno == EAGAIN || errno == EWOULDBLOCK { return sent }
         return sent == 0 ? nil : sent
       }
+      for index in 0..<Int(count) { offset += lengths[sent + index] }
       sent += Int(count)
       // Short without an error: the socket filled (non-blocking) or a signal came (blocking:
       // the loop goes on).
-      if Int(count) < chunk.count, flags & Int32(MSG_DONTWAIT) != 0 { return sent }
+      if Int(count) < chunk, flags & Int32(MSG_DONTWAIT) != 0 { return sent }
     }
     return sent
   }

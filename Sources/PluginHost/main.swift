@@ -68,8 +68,9 @@ var helloSeen = false
 // context starts it (`InputLedger`), so frames read but not yet handled are the hub's to resend.
 let receiver = FrameBatchReceiver()
 while true {
-  for result in receiver.receive(from: socket) {
-    switch result {
+  // The frames stay in the receiver's slots (no copies) until the next receive.
+  for index in 0..<receiver.receive(from: socket) {
+    switch receiver[index] {
     case .closed:
       // The hub is gone or closed our socket: stop the plugin politely, then leave.
       runtime.pluginQueue.sync { runtime.stop(exit: false) }

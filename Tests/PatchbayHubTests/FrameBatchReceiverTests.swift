@@ -21,7 +21,7 @@ import Testing
     var ended = false
     while !ended {
       calls += 1
-      for result in receiver.receive(from: hub) {
+      for result in receiver.receiveCopies(from: hub) {
         switch result {
         case .frame(let frame): frames.append(frame)
         case .closed: ended = true
@@ -42,7 +42,7 @@ import Testing
     #expect(host.send([1]))
     #expect(host.send([UInt8](repeating: 7, count: 300)))
     #expect(host.send([2]))
-    let results = FrameBatchReceiver(limit: 100).receive(from: hub)
+    let results = FrameBatchReceiver(limit: 100).receiveCopies(from: hub)
     guard results.count == 2, case .frame([1]) = results[0], case .oversized(300) = results[1] else {
       Issue.record("expected a frame, then oversized(300): \(results)")
       return

@@ -37,7 +37,7 @@ import Testing
     var order: [[UInt8]] = []
     let receiver = FrameBatchReceiver(limit: 4_096)
     while received < frames.count {
-      for case .frame(let frame) in receiver.receive(from: host) {
+      for case .frame(let frame) in receiver.receiveCopies(from: host) {
         order.append(frame)
         received += 1
       }
@@ -65,7 +65,7 @@ import Testing
     let receiver = FrameBatchReceiver(limit: 4_096)
     var order: [[UInt8]] = []
     while order.count < frames.count {
-      for case .frame(let frame) in receiver.receive(from: host) { order.append(frame) }
+      for case .frame(let frame) in receiver.receiveCopies(from: host) { order.append(frame) }
     }
     done.wait()
     #expect(sent.withLock { $0 } == frames.count)
@@ -83,7 +83,7 @@ import Testing
     let receiver = FrameBatchReceiver(limit: 1_024)
     var frames: [[UInt8]] = []
     while true {
-      for result in receiver.receive(from: socket) {
+      for result in receiver.receiveCopies(from: socket) {
         guard case .frame(let frame) = result else { return frames }
         frames.append(frame)
       }

@@ -308,6 +308,13 @@ struct BenchCommand: ParsableCommand {
           baseline: ("mosquitto, per relayed message (QoS 0)", broker))
       ])
     }
+    // The allocator's calls in the same run (callgrind counts each call): 0 is the goal.
+    report.add([
+      Figure(
+        "8 allocations", "hub, heap allocations per hop", result.hubAllocationsPerHop, "calls",
+        baseline: result.brokerAllocationsPerMessage.map { ("mosquitto, per relayed message", $0) },
+        note: "malloc, calloc, realloc and the aligned allocators, all of the hub's threads, over the same run")
+    ])
     return result
   }
 

@@ -10,6 +10,12 @@ struct CallgrindBenchmark {
     var hubPerHop: Double
     var relayPerHop: Double
     var brokerPerMessage: Double?
+    /// Calls of the C heap allocator (malloc and its siblings) in the hub over the measured
+    /// run, all threads, divided by the hops: what a hop allocates (the heartbeats and the
+    /// ticker of the same seconds are in it too, a little).
+    var hubAllocationsPerHop: Double
+    /// The same for mosquitto, per relayed message (nil: not measured).
+    var brokerAllocationsPerMessage: Double?
     /// The hub's functions with the most instructions of their own (self cost), with the share.
     var hubTop: [(name: String, share: Double)]
   }
@@ -24,15 +30,19 @@ struct CallgrindBenchmark {
   func run(brokerDirectory: String?) throws -> Result {
     let directory = try tools.directory("callgrind")
     let relay = try relayPerHop(directory)
-    let (hub, top) = try hubPerHop(directory)
+    let hub = try hubPerHop(directory)
     let broker = try brokerDirectory.map { try brokerPerMessage(directory: $0) }
-    return Result(hubPerHop: hub, relayPerHop: relay, brokerPerMessage: broker, hubTop: top)
+    return Result(
+      hubPerHop: hub.instructions, relayPerHop: relay, brokerPerMessage: broker?.instructions,
+      hubAllocationsPerHop: hub.allocations, brokerAllocationsPerMessage: broker?.allocations, hubTop: hub.top)
   }
 
   /// The hub (a copy without DWARF, which valgrind 3.19 cannot read, and the shim for its other
   /// troubles: Probes/callgrind-shim.c) with the latency benchmark's two probes; counters zeroed
   /// once every instance runs, dumped once the sink has every message.
-  private func hubPerHop(_ directory: String) throws -> (Double, [(String, Double)]) {
+  private func hubPerHop(_ directory: String) throws -> (
+    instructions: Double, top: [(name: String, share: Double)], allocations: Double
+  ) {
     let hubCopy = directory + "/patchbay"
     try Self.check(ChildProcess.runToEnd("/usr/bin/objcopy", ["--strip-debug", tools.patchbay, hubCopy]), "objcopy")
     // A warm-up pair runs first, so that what happens once (caches, lazy metadata, the first
@@ -65,7 +75,8 @@ struct CallgrindBenchmark {
     }
     try Self.check(Self.control("-d", hub.pid), "callgrind_control -d")
     let profile = try Self.dump(output + ".1")
-    return (Double(profile.total ?? 0) / Double(2 * messages), profile.top(6))
+    let hops = Double(2 * messages)
+    return (Double(profile.total ?? 0) / hops, profile.top(6), Double(profile.heapAllocations) / hops)
   }
 
   /// The C relay's own function only (`--toggle-collect`): what it executes per frame.
@@ -86,7 +97,7 @@ struct CallgrindBenchmark {
 
   /// A second mosquitto, under callgrind, relaying the QoS 0 ping-pong both ways (the latency
   /// benchmark's libmosquitto probe).
-  private func brokerPerMessage(directory: String) throws -> Double {
+  private func brokerPerMessage(directory: String) throws -> (instructions: Double, allocations: Double) {
     guard let probe = tools.mqttProbe else { throw BenchError("the MQTT probe is not built") }
     let output = directory + "/mosquitto.callgrind"
     let broker = try MosquittoBroker(
@@ -101,14 +112,18 @@ struct CallgrindBenchmark {
         probe, [String(broker.port), String(max(100, messages / 4)), directory + "/mqtt-latencies"]),
       "mqtt-probe")
     var totals: [Double] = []
+    var allocations: [Double] = []
     for (dump, count) in [(1, messages), (2, 2 * messages)] {
       try Self.check(Self.control("-z", broker.pid), "callgrind_control -z")
       try Self.check(
         ChildProcess.runToEnd(probe, [String(broker.port), String(count), directory + "/mqtt-latencies"]), "mqtt-probe")
       try Self.check(Self.control("-d", broker.pid), "callgrind_control -d")
-      totals.append(Double(try Self.dump(output + ".\(dump)").total ?? 0))
+      let profile = try Self.dump(output + ".\(dump)")
+      totals.append(Double(profile.total ?? 0))
+      allocations.append(Double(profile.heapAllocations))
     }
-    return (totals[1] - totals[0]) / Double(2 * messages)
+    let relayed = Double(2 * messages)
+    return ((totals[1] - totals[0]) / relayed, (allocations[1] - allocations[0]) / relayed)
   }
 
   /// `callgrind_control -z` (zero the counters) or `-d` (dump them), bounded in time: it talks

@@ -1,8 +1,9 @@
 import ChildProcesses
 import Foundation
 
-/// A callgrind output file read for two things: the total instruction count and the functions
-/// with the most instructions of their own (self cost). Read here rather than with
+/// A callgrind output file read for three things: the total instruction count, the functions
+/// with the most instructions of their own (self cost), and how often the C heap allocator
+/// was called (`calls=` lines to malloc and its siblings: callgrind counts every call exactly). Read here rather than with
 /// callgrind_annotate, which (3.19) puts a dump taken after `callgrind_control -z` entirely
 /// under `clone`.
 struct CallgrindProfile {
@@ -10,6 +11,15 @@ struct CallgrindProfile {
   let total: UInt64?
   /// Self cost per function, the largest first.
   let functions: [(name: String, instructions: UInt64)]
+  /// Calls of malloc, calloc, realloc and the aligned allocators, from anywhere in the process
+  /// (Swift's allocations all end there: swift_slowAlloc calls malloc or posix_memalign).
+  let heapAllocations: UInt64
+
+  /// The allocator's entry points, as callgrind names them (glibc exports some twice).
+  static let allocators: Set<Substring> = [
+    "malloc", "__libc_malloc", "calloc", "__libc_calloc", "realloc", "__libc_realloc", "posix_memalign",
+    "aligned_alloc", "memalign", "__libc_memalign", "valloc", "pvalloc",
+  ]
 
   init?(path: String) {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
@@ -19,6 +29,8 @@ struct CallgrindProfile {
     var total: UInt64?
     // After `calls=`, the next cost line is the call's inclusive cost, not the caller's own.
     var inclusiveNext = false
+    var called: Substring = "?"
+    var allocations: UInt64 = 0
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
       if line.hasPrefix("fn=") || line.hasPrefix("cfn=") {
         // "fn=(ID) NAME" names ID the first time, "fn=(ID)" refers to it later.
@@ -30,9 +42,14 @@ struct CallgrindProfile {
           if !rest.isEmpty { names[id] = rest }
           name = names[id] ?? id
         }
-        if line.hasPrefix("fn=") { current = name }
+        if line.hasPrefix("fn=") { current = name } else { called = name }
       } else if line.hasPrefix("calls=") {
         inclusiveNext = true
+        if Self.allocators.contains(called.split(separator: "'").first ?? called),
+          let count = line.dropFirst(6).split(separator: " ").first.flatMap({ UInt64($0) })
+        {
+          allocations += count
+        }
       } else if line.hasPrefix("totals:") {
         total = line.split(separator: " ").dropFirst().first.flatMap { UInt64($0) }
       } else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
@@ -44,6 +61,7 @@ struct CallgrindProfile {
       }
     }
     self.total = total
+    heapAllocations = allocations
     functions = cost.sorted { $0.value > $1.value }.map { (String($0.key), $0.value) }
   }
 

@@ -9,12 +9,14 @@ import Synchronization
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
   package func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
-    batch: DeliveryBatch?
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, routes: [InternedRoute]?,
+    hops: UInt8, batch: DeliveryBatch?
   ) {
+    var scenes: [SceneActivation] = []
     route(
       value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance,
-      batch: batch, hops: hops)
+      batch: batch, hops: hops, scenes: &scenes, routes: routes)
+    handOut(scenes: &scenes, batch: batch)
   }
 
   /// A value appeared on an output: retain it (state), show it to watchers, send it down routes.
@@ -30,9 +32,10 @@ extension Hub {
     handOut(scenes: &scenes, batch: batch)
   }
 
+  /// `known`: the routes from `source` when the caller has them by index (`OutputRoutes`).
   package func route(
     _ value: Value, from source: PortAddress, kind: PortKind, producer: InstanceSupervisor?, batch: DeliveryBatch?,
-    hops: UInt8, scenes: inout [SceneActivation]
+    hops: UInt8, scenes: inout [SceneActivation], routes known: [InternedRoute]? = nil
   ) {
     if kind == .state, !store.retain(value, for: source.description), hops > 0 {
       // A plugin echoing the state it was just given (a switch mirrored between two plugins):
@@ -40,30 +43,50 @@ extension Hub {
       return
     }
     notifyWatchers("\(source) \(value)")
-    for route in tables.withLock({ $0.routes.routes(from: source) }) {
-      if let condition = route.condition,
-        !condition.holds(for: store.retainedValue(for: condition.source.description))
-      {
-        continue
+    if let known {
+      let version = instancesVersion.load(ordering: .acquiring)
+      for interned in known {
+        // Targets found at installation hold while the instances are the same ones.
+        let supervisors = interned.instancesVersion == version ? interned.supervisors : nil
+        pass(
+          value, from: source, along: interned.route, to: supervisors, producer: producer, batch: batch, hops: hops,
+          scenes: &scenes)
       }
-      guard hops < WireProtocol.maximumHops else {
-        cutLoop(at: route, from: source)
-        continue
+    } else {
+      for route in tables.withLock({ $0.routes.routes(from: source) }) {
+        pass(value, from: source, along: route, to: nil, producer: producer, batch: batch, hops: hops, scenes: &scenes)
       }
-      var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
-      let before = position
-      guard let output = RouteTransform.apply(route, to: value, position: &position) else { continue }
-      // Delivered first: the position is written at once, but that waits for fsync (several
-      // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
-      route.counters.values.add(1, ordering: .relaxed)
-      deliver(
-        output.value, to: output.targets, via: route, from: producer, batch: batch, hops: hops + 1, scenes: &scenes)
-      if position != before { store.setPosition(position, of: route.id) }
-      if let reset = route.momentaryReset {
-        let targets = output.targets
-        clock.schedule(after: Double(route.momentaryDelayMs) / 1000) { [weak self] in
-          self?.deliver(reset, to: targets, via: route)
-        }
+    }
+  }
+
+  /// One route's part of `route`: its condition, loop cut, transform, delivery and position.
+  private func pass(
+    _ value: Value, from source: PortAddress, along route: CompiledRoute, to supervisors: [InstanceSupervisor?]?,
+    producer: InstanceSupervisor?, batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation]
+  ) {
+    if let condition = route.condition,
+      !condition.holds(for: store.retainedValue(for: condition.source.description))
+    {
+      return
+    }
+    guard hops < WireProtocol.maximumHops else {
+      cutLoop(at: route, from: source)
+      return
+    }
+    var position = route.cycle != nil || route.cyclesTargets ? store.position(of: route.id) : .init()
+    let before = position
+    guard let output = RouteTransform.apply(route, to: value, position: &position) else { return }
+    // Delivered first: the position is written at once, but that waits for fsync (several
+    // ms on a slow disk: most of a button-to-HomeKit press, docs/BENCHMARKS.md).
+    route.counters.values.add(1, ordering: .relaxed)
+    deliver(
+      output.value, to: output.targets, via: route, from: producer, batch: batch, hops: hops + 1, scenes: &scenes,
+      supervisors: supervisors)
+    if position != before { store.setPosition(position, of: route.id) }
+    if let reset = route.momentaryReset {
+      let targets = output.targets
+      clock.schedule(after: Double(route.momentaryDelayMs) / 1000) { [weak self] in
+        self?.deliver(reset, to: targets, via: route)
       }
     }
   }
@@ -81,23 +104,27 @@ extension Hub {
   }
 
   /// Hands a value to the targets of a route (what a momentary reset does, or a replay).
-  package func deliver(_ value: Value, to targets: [PortAddress], via route: CompiledRoute) {
+  package func deliver(_ value: Value, to targets: ArraySlice<PortAddress>, via route: CompiledRoute) {
     var scenes: [SceneActivation] = []
     deliver(value, to: targets, via: route, from: nil, batch: nil, hops: 1, scenes: &scenes)
     handOut(scenes: &scenes, batch: nil)
   }
 
   /// Scene targets are not activated here but queued in `scenes`, for the caller's loop.
+  /// `supervisors`: those of the route's targets, found when it was installed (by the targets'
+  /// indices in the route); without them each is looked up by name.
   package func deliver(
-    _ value: Value, to targets: [PortAddress], via route: CompiledRoute, from producer: InstanceSupervisor?,
-    batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation]
+    _ value: Value, to targets: ArraySlice<PortAddress>, via route: CompiledRoute, from producer: InstanceSupervisor?,
+    batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation], supervisors: [InstanceSupervisor?]? = nil
   ) {
-    for target in targets {
+    for index in targets.indices {
+      let target = targets[index]
       if target.instance == SceneSpec.instanceName {
         scenes.append(SceneActivation(name: target.port, hops: hops))
         continue
       }
-      guard let supervisor = instance(named: target.instance), let port = supervisor.port(named: target.port)
+      guard let supervisor = supervisors?[index] ?? instance(named: target.instance),
+        let port = supervisor.port(named: target.port)
       else { continue }
       if !supervisor.deliver(value, to: port, from: producer, batch: batch, hops: hops) {
         let count = route.counters.drops.add(1, ordering: .relaxed).newValue
@@ -153,10 +180,17 @@ extension Hub {
       }
     }
     guard diagnostics.isEmpty else { throw ConfigErrors(diagnostics) }
-    tables.withLock { tables in
-      tables.routes = RouteTable(compiled)
+    let table = RouteTable(compiled)
+    let (current, version) = tables.withLock { tables in
+      tables.routes = table
       tables.routeErrors = skipped
       tables.scenes = compiledScenes
+      return (tables.instances, instancesVersion.load(ordering: .relaxed))
+    }
+    for (name, supervisor) in current {
+      guard let ports = catalog[name] else { continue }
+      supervisor.installOutputRoutes(
+        table.routesByIndex(of: name, ports: ports, instances: current, version: version), declaredAs: ports)
     }
     replayRetained()
   }

@@ -6,7 +6,8 @@ import PatchbayValues
 package enum RouteTransform {
   package struct Output: Equatable {
     var value: Value
-    var targets: [PortAddress]
+    /// Of the route's targets (its indices are theirs): all, or the one `cycle_to` chose.
+    var targets: ArraySlice<PortAddress>
   }
 
   package static func apply(_ route: CompiledRoute, to input: Value, position: inout HubStateStore.RoutePosition)
@@ -27,9 +28,10 @@ package enum RouteTransform {
       position.cycle = (position.cycle + 1) % cycle.count
     }
     if route.targetType == .trigger { value = .trigger }
-    var targets = route.targets
+    var targets = route.targets[...]
     if route.cyclesTargets {
-      targets = [route.targets[position.target % route.targets.count]]
+      let chosen = position.target % route.targets.count
+      targets = route.targets[chosen...chosen]
       position.target = (position.target + 1) % route.targets.count
     }
     return Output(value: value, targets: targets)

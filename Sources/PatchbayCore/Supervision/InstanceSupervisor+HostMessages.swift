@@ -68,6 +68,8 @@ extension InstanceSupervisor {
     let (hold, late) = state.change { state in
       // Created for the first time by a restart, after the hub (or a reload) stopped waiting.
       let late = !state.created && !state.holdStart
+      // Routes interned against other ports would send values down the wrong routes.
+      if state.ports != ports { state.outputRoutes = nil }
       state.ports = ports
       state.created = true
       return (state.holdStart || state.retired, late)
@@ -97,19 +99,21 @@ extension InstanceSupervisor {
   }
 
   private func published(_ value: Value, on index: UInt32, hops: UInt8, batch: DeliveryBatch?) {
-    let port: PortDescriptor? = state.withLock { state in
-      let ports = state.ports
-      guard ports.indices.contains(Int(index)), ports[Int(index)].direction == .output,
-        ports[Int(index)].type == value.type
+    let found: (port: PortDescriptor, routes: [InternedRoute]?)? = state.withLock { state in
+      let index = Int(index)
+      guard state.ports.indices.contains(index), state.ports[index].direction == .output,
+        state.ports[index].type == value.type
       else { return nil }
       InstanceCounters.bump(&state.counters.messagesOut)
-      return ports[Int(index)]
+      let routes = state.outputRoutes.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+      return (state.ports[index], routes)
     }
-    guard let port else {
+    guard let found else {
       logger.error("published on port \(index), which is not an output of that type; ignored")
       return
     }
-    delegate?.instance(self, published: value, on: port, hops: hops, batch: batch)
+    let port = found.port
+    delegate?.instance(self, published: value, on: port, routes: found.routes, hops: hops, batch: batch)
     // The device's own state of an input (ABI 1.2): a restarted process gets it, not an older command.
     if let mirrored = port.mirrors { inbox.follow(port: mirrored, value: value) }
   }

@@ -26,7 +26,8 @@ extension InstanceSupervisor {
       batch.flush()
     }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      transmit([DeliveryBatch.Input(port: port.name, kind: port.kind, value: value, hops: hops)])
+      // The common hop: no array of one.
+      transmit(CollectionOfOne(DeliveryBatch.Input(port: port.name, kind: port.kind, value: value, hops: hops)))
       return true
     }
     // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
@@ -78,48 +79,65 @@ extension InstanceSupervisor {
   /// what is sent is remembered until the host has finished it; what does not fit, or finds
   /// the process gone, goes back to the front of the line in order (for the delivery thread,
   /// or for the next process); an input for a port the process does not declare is dropped.
-  package func transmit(_ inputs: [DeliveryBatch.Input], blocking: Bool = false) {
+  package func transmit(_ inputs: some RandomAccessCollection<DeliveryBatch.Input>, blocking: Bool = false) {
     defer { inbox.finishSending() }
-    var messages: [HubMessage] = []
-    messages.reserveCapacity(inputs.count)
-    var unknown: [Int] = []
-    let process: (any PluginChannel)? = state.withLock { state in
-      guard let process = state.process else { return nil }
-      for (position, input) in inputs.enumerated() {
-        if let index = state.ports.firstIndex(where: { $0.name == input.port && $0.direction == .input }) {
-          messages.append(.input(port: UInt32(index), value: input.value, hops: input.hops))
-        } else {
-          unknown.append(position)
+    // Each input's port index in the process's declaration (-1: it declares no such input), on
+    // the stack: one input, the common hop, costs no heap allocation here.
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: inputs.count) { indices in
+      var unknown = 0
+      let process: (any PluginChannel)? = state.withLock { state in
+        guard let process = state.process else { return nil }
+        for (position, input) in inputs.enumerated() {
+          let index = state.ports.firstIndex { $0.name == input.port && $0.direction == .input } ?? -1
+          indices.initializeElement(at: position, to: index)
+          if index < 0 { unknown += 1 }
+        }
+        return process
+      }
+      guard let process else {
+        inbox.hold()
+        for input in inputs.reversed() {
+          inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
+        }
+        return
+      }
+      if unknown == 0 {
+        sendInputs(inputs, at: UnsafeBufferPointer(indices), to: process, blocking: blocking)
+      } else {
+        // Ports come from the consumer's declaration, so an unknown one is a route compiled
+        // against older ports: such inputs are left out.
+        let known = zip(inputs, indices).filter { $0.1 >= 0 }
+        let names = Set(zip(inputs, indices).filter { $0.1 < 0 }.map(\.0.port)).sorted().joined(separator: ", ")
+        logger.warning("\(unknown) inputs for ports it does not declare (\(names)) dropped")
+        known.map(\.1).withUnsafeBufferPointer {
+          sendInputs(known.map(\.0), at: $0, to: process, blocking: blocking)
         }
       }
-      return process
     }
-    guard let process else {
-      inbox.hold()
-      for input in inputs.reversed() {
-        inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-      }
-      return
-    }
-    // Ports come from the consumer's declaration, so an unknown one is a route compiled
-    // against older ports: such inputs are left out.
-    var inputs = inputs
-    if !unknown.isEmpty {
-      let names = Set(unknown.map { inputs[$0].port }).sorted().joined(separator: ", ")
-      logger.warning("\(unknown.count) inputs for ports it does not declare (\(names)) dropped")
-      inputs = inputs.enumerated().filter { !unknown.contains($0.offset) }.map(\.element)
+  }
+
+  /// Sends inputs of known ports (`indices`), remembers what went out as in flight, and puts
+  /// back what did not.
+  private func sendInputs(
+    _ inputs: some RandomAccessCollection<DeliveryBatch.Input>, at indices: UnsafeBufferPointer<Int>,
+    to process: any PluginChannel, blocking: Bool
+  ) {
+    func message(_ position: Int, _ input: DeliveryBatch.Input) -> HubMessage {
+      .input(port: UInt32(indices[position]), value: input.value, hops: input.hops)
     }
     let sent: Int?
-    switch messages.count {
-    case 0: sent = 0
-    case 1 where !blocking:
-      // One input (the common hop): no array of frames for it.
-      switch process.trySend(messages[0]) {
+    if inputs.count == 1, !blocking, let input = inputs.first {
+      // One input (the common hop): no array of messages for it.
+      switch process.trySend(message(0, input)) {
       case .sent: sent = 1
       case .wouldBlock: sent = 0
       case .closed: sent = nil
       }
-    default: sent = blocking ? process.send(messages) : process.trySend(messages)
+    } else if inputs.isEmpty {
+      sent = 0
+    } else {
+      let messages = inputs.enumerated().map { message($0.offset, $0.element) }
+      sent = blocking ? process.send(messages) : process.trySend(messages)
     }
     let count = sent ?? 0
     if count > 0 {

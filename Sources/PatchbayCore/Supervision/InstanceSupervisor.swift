@@ -11,9 +11,10 @@ import PatchbayWire
 /// What a supervised instance tells the hub.
 package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   /// `batch` collects the inputs routed on the way, to be sent together after the read.
+  /// `routes`: those from `port` (`installOutputRoutes`), nil when not known by index.
   func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, hops: UInt8,
-    batch: DeliveryBatch?)
+    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, routes: [InternedRoute]?,
+    hops: UInt8, batch: DeliveryBatch?)
   /// The instance declared its ports for the first time after the hub stopped waiting for it
   /// (its first attempts failed, or it was slow): its routes can be installed now, and then
   /// the delegate calls `allowStart()`.
@@ -45,6 +46,10 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     var process: (any PluginChannel)?
     var phase = InstancePhase.stopped
     var ports: [PortDescriptor] = []
+    /// The routes from each output, by its index in `ports` (interned when routes are
+    /// installed): a published value finds its routes by the index it came with, not by a
+    /// hash of names. nil before routes are installed, and once the process declared other ports.
+    var outputRoutes: [[InternedRoute]]?
     /// The plugin has declared its ports at least once (an instance may have none).
     var created = false
     var startedAt: Double?
@@ -258,8 +263,12 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
     }
   }
 
-  /// Ends the inbox's delivery thread (after `stop`).
-  package func shutdown() { inbox.close() }
+  /// Ends the inbox's delivery thread (after `stop`), and lets go of the supervisors its
+  /// interned routes hold (a route back into itself would otherwise keep it alive).
+  package func shutdown() {
+    inbox.close()
+    state.withLock { $0.outputRoutes = nil }
+  }
 
   /// `patchbay restart`: a fresh start, forgetting failures.
   package func restartNow() {

@@ -168,19 +168,21 @@ final class PluginProcess: PluginChannel {
   private func readLoop() {
     defer { readerDone.signal() }
     let receiver = FrameBatchReceiver()
+    // Kept between reads (its capacity too): a read costs no allocation.
+    var messages: [HostMessage] = []
     while true {
-      let results = receiver.receive(from: socket)
-      // Most reads hold one frame (no flood): no batch for it.
-      if results.count == 1, case .frame(let frame) = results[0], let message = try? HostMessage.decode(frame) {
+      let count = receiver.receive(from: socket)
+      // Most reads hold one frame (no flood): no batch for it. Decoded where it was received.
+      if count == 1, case .frame(let frame) = receiver[0], let message = try? HostMessage.decode(frame) {
         delegate?.pluginChannel(self, received: message)
         continue
       }
       // The messages of one read go to the supervisor together (what they route is sent per
       // consumer together); what came before a bad frame is still delivered.
-      var messages: [HostMessage] = []
+      messages.removeAll(keepingCapacity: true)
       var ending: (() -> Void)?
-      reading: for result in results {
-        switch result {
+      reading: for index in 0..<count {
+        switch receiver[index] {
         case .closed:
           // A host ends its socket by ending; one that closed it and runs on can no longer be
           // supervised (no inputs, no heartbeats): give it a moment to exit, then kill it.
@@ -261,16 +263,21 @@ final class PluginProcess: PluginChannel {
     delegate?.pluginChannel(self, exited: reason)
   }
 
+  // Encoded on the stack, sent from there: no heap allocation per input (issue 44).
   @discardableResult
-  func send(_ message: HubMessage) -> Bool { socket.send(message.encode()) }
+  func send(_ message: HubMessage) -> Bool { message.withEncoded { socket.send($0) } }
 
   /// Sends without blocking on a full socket.
-  func trySend(_ message: HubMessage) -> PacketSocket.SendResult { socket.trySend(message.encode()) }
+  func trySend(_ message: HubMessage) -> PacketSocket.SendResult { message.withEncoded { socket.trySend($0) } }
 
   /// Several at once: one `sendmmsg`, and one wake-up of the host for all of them.
-  func trySend(_ messages: [HubMessage]) -> Int? { socket.trySend(frames: messages.map { $0.encode() }) }
+  func trySend(_ messages: [HubMessage]) -> Int? {
+    HubMessage.withEncoded(messages) { socket.trySend(joined: $0, lengths: $1) }
+  }
 
-  func send(_ messages: [HubMessage]) -> Int? { socket.send(frames: messages.map { $0.encode() }) }
+  func send(_ messages: [HubMessage]) -> Int? {
+    HubMessage.withEncoded(messages) { socket.send(joined: $0, lengths: $1) }
+  }
 
   func signal(_ number: Int32) { _ = Glibc.kill(pid, number) }
 }
