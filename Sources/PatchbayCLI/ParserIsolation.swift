@@ -13,8 +13,13 @@ import PatchbayHub
 /// `check`, `status` and the other commands print an error naming the file and line instead of
 /// dying. Parsing is deterministic: a file the child survives, the parent survives too.
 enum ParserIsolation {
-  /// How long one child may take before it counts as hung (a 1 MB config parses in well under).
-  static let deadlineMilliseconds: Int32 = 20_000
+  /// The CPU time one child may use before it counts as hung (a 1 MB config parses in well
+  /// under). CPU time, not time on the clock: on a loaded machine a healthy parse waits for the
+  /// CPU far longer than it runs (a test suite beside stress-ng and compilers, at a load of 17
+  /// on 2 cores, saw a small config take more than 20 s on the clock).
+  static let cpuBudgetSeconds = 20.0
+  /// The clock's backstop, for a child that stops without spinning.
+  static let wallDeadlineSeconds = 600.0
 
   /// nil when the parser survives every file of the config at `mainFile`; otherwise where it
   /// broke, as a diagnostic for the user.
@@ -62,10 +67,10 @@ enum ParserIsolation {
       return .unavailable("\(error)")
     }
     // The child prints the name of each file before parsing it: the last one is where it died.
-    guard (try? child.waitForExit(within: Double(deadlineMilliseconds) / 1000)) != nil else {
+    if let hung = waitWithinBudget(child) {
       child.signal(SIGKILL)
       _ = try? child.waitForExit(within: 30)
-      return .died("did not finish within 20 s", lastLine(of: child))
+      return .died(hung, lastLine(of: child))
     }
     switch child.termination {
     case .exited(0): return .survived
@@ -73,6 +78,33 @@ enum ParserIsolation {
     case .signaled(let signal): return .died("aborted (signal \(signal))", lastLine(of: child))
     case nil: return .unavailable("its end could not be watched")
     }
+  }
+
+  /// Waits for the child to end; nil when it did, else how it overran its CPU budget or the
+  /// clock's backstop.
+  private static func waitWithinBudget(_ child: ChildProcess) -> String? {
+    let started = ContinuousClock.now
+    while (try? child.waitForExit(within: 0.5)) == nil {
+      if let used = cpuSeconds(of: child.pid), used > cpuBudgetSeconds {
+        return "used more than \(Int(cpuBudgetSeconds)) s of CPU time without finishing"
+      }
+      if ContinuousClock.now - started > .seconds(wallDeadlineSeconds) {
+        return "did not finish within \(Int(wallDeadlineSeconds)) s"
+      }
+    }
+    return nil
+  }
+
+  /// The user and system CPU time a running process has used (`/proc/PID/stat`, fields 14 and
+  /// 15, in clock ticks); nil once it is gone.
+  private static func cpuSeconds(of pid: Int32) -> Double? {
+    guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let afterName = stat.lastIndex(of: ")")
+    else { return nil }
+    // Fields after the name, which may hold spaces: state is field 3, utime 14, stime 15.
+    let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
   }
 
   /// The smallest number of leading lines that still make the parser die: the line at fault.

@@ -10,7 +10,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// run beside other builds reached a load of 23 on 2 cores). A condition that holds costs no
 /// more for a long deadline; only a failure waits it out.
 public func eventually(
-  _ what: @autoclosure () -> String, within seconds: Double = 120, pollEvery interval: Double = 0.05,
+  _ what: @autoclosure () -> String, within seconds: Double = 300, pollEvery interval: Double = 0.05,
   _ condition: () throws -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(seconds)

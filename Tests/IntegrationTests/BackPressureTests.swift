@@ -112,7 +112,11 @@ import Testing
     try harness.start()
     #expect(try harness.cli("send", "sink.command", "slow 1").status == 0)
     #expect(try harness.cli("send", command.0, command.1).status == 0)
-    try eventually("every event recorded", within: 300) { harness.lines("sink.txt").count >= count }
+    try eventually(
+      "every event recorded: \(harness.lines("sink.txt").count) of \(count); source "
+        + "\(String(describing: try? harness.instanceStatus("source"))); sink "
+        + "\(String(describing: try? harness.instanceStatus("sink")))", within: 600
+    ) { harness.lines("sink.txt").count >= count }
     #expect(harness.lines("sink.txt") == (0..<count).map(String.init))
     #expect(try harness.instanceStatus("sink")?["drops"] as? Int == 0)
     #expect(!harness.process!.lines.contains { $0.contains("not answering heartbeats") }, "\(harness.process!.output)")
