@@ -1,6 +1,11 @@
-import Foundation
 import HueProtocol
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Between the hub's light values (percent, degrees, mired, milliseconds) and the bridge's.
 enum LightConversion {
