@@ -1,10 +1,8 @@
 import HueProtocol
 import PatchbayPluginKit
 
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
+#if canImport(Glibc)
+  import Glibc
 #endif
 
 /// Between the hub's light values (percent, degrees, mired, milliseconds) and the bridge's.
