@@ -1,9 +1,7 @@
 import PatchbayValues
 
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
+#if canImport(Glibc)
+  import Glibc
 #endif
 
 /// Values crossing between hub ports and characteristics. A controller's write is checked
