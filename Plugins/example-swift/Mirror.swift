@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// example-swift: declares the input ports its config lists, republishes every value it
 /// receives on a matching `NAME.out` output, and appends it to a record file. Useful to wire

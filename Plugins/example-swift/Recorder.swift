@@ -1,28 +1,38 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Appends one JSON line per received value, flushed at once so a test can read it while the
 /// plugin runs: {"port": "level", "type": "integer", "value": "42"}.
 final class Recorder {
-  let handle: FileHandle
+  /// Opened for appending: each line is one write(2), whole.
+  let descriptor: Int32
 
   init(path: String) throws {
     // The folder may not exist yet (a fresh machine, /tmp cleaned): make it, as `run` does for state.
-    let folder = (path as NSString).deletingLastPathComponent
-    if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-    if !FileManager.default.fileExists(atPath: path) {
-      FileManager.default.createFile(atPath: path, contents: nil)
+    if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+      try? FileManager.default.createDirectory(
+        atPath: String(path[..<slash]), withIntermediateDirectories: true)
     }
-    guard let handle = FileHandle(forWritingAtPath: path) else {
+    descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
       throw PluginError.config("record: cannot open '\(path)' for writing")
     }
-    handle.seekToEndOfFile()
-    self.handle = handle
   }
 
+  deinit { close(descriptor) }
+
   func append(port: String, value: Value) {
-    let line = "{\"port\":\"\(port)\",\"value\":\(Self.json(value))}\n"
-    handle.write(Data(line.utf8))
+    let line = Array("{\"port\":\"\(port)\",\"value\":\(Self.json(value))}\n".utf8)
+    _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
   }
 
   static func json(_ value: Value) -> String {
@@ -31,9 +41,7 @@ final class Recorder {
     case .bool(let flag): return flag ? "true" : "false"
     case .integer(let integer): return String(integer)
     case .number(let number): return String(number)
-    case .text(let text):
-      let data = try? JSONSerialization.data(withJSONObject: [text])
-      return String(decoding: (data ?? Data("[\"\"]".utf8)).dropFirst().dropLast(), as: UTF8.self)
+    case .text(let text): return JSONValue.string(text).description
     case .color(let c): return "{\"hue\":\(c.hue),\"saturation\":\(c.saturation),\"brightness\":\(c.brightness)}"
     case .light(let light):
       var parts: [String] = []

@@ -1,5 +1,8 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// fault: a plugin that misbehaves on command, for proving the hub's isolation and supervisor.
 ///
@@ -26,7 +29,8 @@ final class Fault: PatchbayPlugin {
   let events: InputPort
   var slowMs = 0
   var leaked: [[UInt8]] = []
-  let record: FileHandle?
+  /// The record file's descriptor, opened for appending; -1 without `record`.
+  let record: Int32
 
   init(context: PluginContext) throws {
     self.context = context
@@ -35,16 +39,10 @@ final class Fault: PatchbayPlugin {
     events = try context.addInput("events", .integer, kind: .event, description: "echoed on `echo`")
     echo = try context.addOutput("echo", .integer, kind: .event)
     flood = try context.addOutput("flood", .integer, kind: .event)
-    if let path = config.record {
-      if !FileManager.default.fileExists(atPath: path) {
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-      }
-      record = FileHandle(forWritingAtPath: path)
-      record?.seekToEndOfFile()
-    } else {
-      record = nil
-    }
+    record = config.record.map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) } ?? -1
   }
+
+  deinit { if record >= 0 { close(record) } }
 
   func start() throws {
     if let fault = config.on_start { run(fault) }
@@ -59,7 +57,10 @@ final class Fault: PatchbayPlugin {
       // The delay is the feature (a slow consumer). Nothing could end it early: stop() waits
       // behind this callback on the same plugin context.
       if slowMs > 0 { usleep(UInt32(slowMs) * 1000) }
-      record?.write(Data("\(number)\n".utf8))
+      if record >= 0 {
+        let line = Array("\(number)\n".utf8)
+        _ = line.withUnsafeBytes { write(record, $0.baseAddress, $0.count) }
+      }
       context.publish(.integer(number), on: echo)
     default:
       break

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension PluginContext {
   /// Decodes the instance's config into `type`. Unknown or mistyped keys become a

@@ -22,3 +22,11 @@ public struct RetryBackoff: Sendable {
   /// After a success: the next failure starts again from `initial`.
   public mutating func reset() { attempts = 0 }
 }
+
+extension RetryBackoff {
+  /// A delay for a log line, to a tenth of a second: "1.5 s" (no Foundation formatter).
+  public static func describe(_ seconds: Double) -> String {
+    let tenths = Int((max(seconds, 0) * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+  }
+}

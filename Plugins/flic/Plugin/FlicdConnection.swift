@@ -124,7 +124,7 @@ final class FlicdConnection: Sendable {
     // Say it loudly once, then quietly: flicd may be away for hours.
     let level: LogLevel = state.value.failuresInARow == 1 || state.value.failuresInARow % 20 == 0 ? .warning : .debug
     events.log(
-      level, "\(reason); retrying in \(String(format: "%.1f", delay)) s (attempt \(state.value.failuresInARow))")
+      level, "\(reason); retrying in \(RetryBackoff.describe(delay)) (attempt \(state.value.failuresInARow))")
     state.value.reconnectTask?.cancel()
     state.value.reconnectTask = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in connect() }
   }

@@ -1,6 +1,11 @@
-import Foundation
 import NIOCore
 import NIOPosix
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A failed TCP connect in a few words for the log ("Connection refused"), instead of NIO's
 /// full error tree: while Homebridge is away this text ends every failure line.

@@ -1,4 +1,3 @@
-import Foundation
 import HomebridgeProtocol
 import NIOCore
 import NIOHTTP1
@@ -8,6 +7,12 @@ import PatchbayValues
 
 import enum PatchbayPluginKit.AtomicFile
 import struct PatchbayPluginKit.RetryBackoff
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A websocket client of the Homebridge-websocket server that stays connected: it
 /// reconnects with back-off, announces its accessories (removing those it added earlier and

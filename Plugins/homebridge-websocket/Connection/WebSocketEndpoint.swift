@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where the Homebridge-websocket server listens: `ws://host:port/path`.
 public struct WebSocketEndpoint: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,11 @@
-import Foundation
 import HAP
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The connection to the paired accessory, kept up: pair-verify, read `/accessories` (cached for
 /// the next start), publish the current values, subscribe to every characteristic it follows,

@@ -1,11 +1,16 @@
 import Dispatch
-import Foundation
 import HAP
 import HomeKitControllerProtocol
 import Logging
 import NIOPosix
 import PatchbayPluginKit
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// homekit-controller: this instance is paired, as a HomeKit controller, with one accessory
 /// server (a device or a bridge) and makes its services ports. See

@@ -1,8 +1,13 @@
 import Crypto
-import Foundation
 import HAP
 import PatchbayPluginKit
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One homekit-controller instance's pairing, in its state directory, each file mode 0600 and
 /// written atomically:

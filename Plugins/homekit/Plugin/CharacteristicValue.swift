@@ -1,5 +1,8 @@
-import Foundation
 import PatchbayValues
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Values crossing between hub ports and characteristics. A controller's write is checked
 /// against the characteristic's format and range (nil: HAP status -70410, invalid value); a

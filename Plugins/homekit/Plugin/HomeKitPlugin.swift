@@ -1,4 +1,3 @@
-import Foundation
 import HAP
 import HAPDiscovery
 import HomeKitProtocol
@@ -6,6 +5,12 @@ import Logging
 import NIOCore
 import NIOPosix
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// homekit: this instance is a HomeKit bridge (HAP over IP) whose bridged accessories are hub
 /// ports. See docs/plugins/homekit.md. Output `pairing` (state, text, shown in `patchbay
@@ -72,7 +77,7 @@ final class HomeKitPlugin: PatchbayPlugin {
     var identifiers = try store.loadIdentifiers()
     let database = AccessoryDatabase(
       bridgeName: bridgeName, accessories: config.accessories,
-      serialNumber: identity.deviceID.replacingOccurrences(of: ":", with: ""), identifiers: &identifiers)
+      serialNumber: identity.deviceID.replacing(":", with: ""), identifiers: &identifiers)
     if identifiers.record(databaseDigest: database.digest) {
       context.log(.info, "the accessory database changed: config number (c#) \(identifiers.configNumber)")
     }

@@ -1,7 +1,12 @@
 import Crypto
-import Foundation
 import HAP
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The bridge's identity in the instance's state directory, every file mode 0600 and written
 /// atomically (the kit's AtomicFile):

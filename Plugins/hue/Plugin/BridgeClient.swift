@@ -1,9 +1,14 @@
 import AsyncHTTPClient
-import Foundation
 import HueProtocol
 import NIOCore
 import NIOHTTP1
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// HTTP to one bridge's v1 API. The username is part of every path and is kept out of every
 /// message this type produces (`Failure.description` is redacted).
@@ -48,7 +53,7 @@ final class BridgeClient: Sendable {
 
   /// Replaces the username wherever it shows up (error texts may quote URLs).
   func redact(_ text: String) -> String {
-    text.replacingOccurrences(of: username, with: "<username>")
+    username.isEmpty ? text : text.replacing(username, with: "<username>")
   }
 
   /// `GET /api/USERNAME + path`: the answer's body, for `HueAnswerParser`.

@@ -1,7 +1,12 @@
-import Foundation
 import HueProtocol
 import NIOCore
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Runs one bridge: polls it, sends commands through the `CommandScheduler`, and publishes the
 /// groups' and lights' state. All its state lives on one event loop (`state`, checked there);
@@ -144,7 +149,7 @@ final class HueDriver: Sendable {
         let delay = self.state.value.scheduler.failed(dispatch, now: self.now)
         self.log(
           .warning,
-          "command to \(dispatch.target) failed (\(self.describe(error))); kept, retrying in \(String(format: "%.1f", delay)) s"
+          "command to \(dispatch.target) failed (\(self.describe(error))); kept, retrying in \(RetryBackoff.describe(delay))"
         )
       }
       self.pump()
@@ -186,7 +191,7 @@ final class HueDriver: Sendable {
         }
         // A bridge away for hours: every 20th retry at info, the others at debug.
         let level: LogLevel = (self.state.value.pollBackoff.attempts - 1) % 20 == 0 ? .info : .debug
-        self.log(level, "bridge poll failed (\(self.describe(error))); next try in \(String(format: "%.1f", delay)) s")
+        self.log(level, "bridge poll failed (\(self.describe(error))); next try in \(RetryBackoff.describe(delay))")
         self.state.value.bridgeReachable = false
         self.publishAll()
       }

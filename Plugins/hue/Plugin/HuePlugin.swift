@@ -1,8 +1,13 @@
-import Foundation
 import HueProtocol
 import NIOCore
 import NIOPosix
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The hue plugin: the lights and groups of a Hue bridge through its v1 REST API. See
 /// docs/plugins/hue.md for the config and the ports.

@@ -1,6 +1,9 @@
-import Foundation
 import HueProtocol
 import PatchbayPluginKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Between the hub's light values (percent, degrees, mired, milliseconds) and the bridge's.
 enum LightConversion {

@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads the bridge's JSON answers. Every byte from a bridge is untrusted: anything that is
 /// not the expected shape becomes a `HueParseError`, never a crash.
@@ -110,7 +115,7 @@ public enum HueAnswerParser {
   }
 
   static func excerpt(_ text: String) -> String {
-    let flat = text.replacingOccurrences(of: "\n", with: " ")
+    let flat = text.replacing("\n", with: " ")
     return flat.count > 80 ? String(flat.prefix(80)) + "..." : flat
   }
 }

@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reading and writing the bridge's JSON with the hub's `JSONValue` (which keeps booleans
 /// apart from numbers, unlike Foundation's JSONSerialization on Linux).

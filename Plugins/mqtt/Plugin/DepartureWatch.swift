@@ -23,7 +23,7 @@ final class DepartureWatch: Sendable {
     client = try MosquittoClient(options: options, maxPayloadBytes: maxPayloadBytes, events: events)
   }
 
-  func start() { client.start() }
+  func start() throws(PluginError) { try client.start() }
 
   func stop() { client.stop(farewell: []) }
 }

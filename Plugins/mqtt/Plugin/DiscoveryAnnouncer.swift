@@ -1,6 +1,11 @@
-import Foundation
 import MQTTProtocol
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Publishes the Home Assistant discovery configs (retained) and removes what is no longer
 /// configured: the retained topics announced last time (configs and state topics) are kept in

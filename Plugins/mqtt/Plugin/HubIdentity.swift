@@ -1,5 +1,11 @@
-import Foundation
+import MQTTProtocol
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The hub's identity on a broker: a random id made once and kept in the instance's state
 /// directory (`hub-id`), so two hubs whose instances share a name never share a node id,
@@ -13,7 +19,7 @@ enum HubIdentity {
     let path = stateDirectory + "/" + fileName
     _ = AtomicFile.removeLeftovers(of: path)
     if let data = FileManager.default.contents(atPath: path) {
-      let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      let text = String(decoding: data, as: UTF8.self).trimmingWhitespace
       if isValid(text) { return text }
     }
     var generator = SystemRandomNumberGenerator()

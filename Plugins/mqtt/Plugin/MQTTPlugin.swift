@@ -1,6 +1,12 @@
-import Foundation
+import Dispatch
 import MQTTProtocol
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The mqtt plugin: topics of an MQTT broker as typed ports, Zigbee2MQTT lights and remotes,
 /// through libmosquitto. See docs/plugins/mqtt.md for the config and the ports.
@@ -196,11 +202,11 @@ final class MQTTPlugin: PatchbayPlugin {
       .info,
       "connecting to \(broker.host):\(broker.port)\(broker.tls == nil ? "" : " (TLS)"); \(router.subscriptions.count) subscriptions, \(inputs.count) publishing ports"
     )
-    client.start()
+    try client.start()
     let departureWatch = try DepartureWatch(
       options: options, eventTopic: eventTopic, maxPayloadBytes: broker.maxPayloadBytes, context: context)
     self.departureWatch = departureWatch
-    departureWatch.start()
+    try departureWatch.start()
   }
 
   func receive(_ value: Value, on port: InputPort) throws {

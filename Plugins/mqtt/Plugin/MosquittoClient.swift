@@ -1,9 +1,13 @@
 import CMosquitto
-import Foundation
+import Dispatch
 import MQTTProtocol
 import PatchbayCValues
 import PatchbayPluginKit
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// One libmosquitto client on a thread of its own: connects, runs `mosquitto_loop`, and on a
 /// lost or refused connection waits a `RetryBackoff` delay (interruptible by `stop`) and tries
@@ -83,7 +87,7 @@ final class MosquittoClient: Sendable {
   private let acknowledgedWhileStopping = Mutex<Set<Int32>>([])
   private let acknowledgement = DispatchSemaphore(value: 0)
   /// Calls into `events` happen under this lock, and only while allowed.
-  private let eventsLock = NSRecursiveLock()  // a libmosquitto log line may come from inside a callback
+  private let eventsLock = ReentrantLock()  // a libmosquitto log line may come from inside a callback
   private let eventsAllowed = Atomic(true)
 
   private static let libraryReady: Bool = {
@@ -169,10 +173,8 @@ final class MosquittoClient: Sendable {
   // MARK: Any thread
 
   /// Starts the loop thread.
-  func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "mqtt-loop"
-    thread.start()
+  func start() throws(PluginError) {
+    try PluginThread.start(name: "mqtt-loop") { [self] in run() }
   }
 
   var connected: Bool { state.withLock { $0.connected } }
@@ -237,17 +239,13 @@ final class MosquittoClient: Sendable {
       mosquitto_destroy(handle)
     } else {
       // After this, no callback reaches the plugin (it must not publish or log after stop()).
-      eventsLock.lock()
-      eventsAllowed.store(false, ordering: .relaxed)
-      eventsLock.unlock()
+      eventsLock.withLock { eventsAllowed.store(false, ordering: .relaxed) }
     }
   }
 
   /// Runs `body` (a call into `events`) unless stop() has given up on this thread.
   private func event(_ body: () -> Void) {
-    eventsLock.lock()
-    defer { eventsLock.unlock() }
-    if eventsAllowed.load(ordering: .relaxed) { body() }
+    eventsLock.withLock { if eventsAllowed.load(ordering: .relaxed) { body() } }
   }
 
   static func describe(_ code: Int32) -> String {
@@ -278,7 +276,7 @@ final class MosquittoClient: Sendable {
       let delay = state.withLock { $0.backoff.next() }
       event {
         events.disconnected(
-          "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(String(format: "%.1f", delay)) s"
+          "broker \(options.host):\(options.port) not reachable (\(reason)); next try in \(RetryBackoff.describe(delay))"
         )
       }
       // Until the delay has passed or stop() signals (a signal given earlier is kept).

@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The broker password: the first line of a file readable by the hub only. Its content is
 /// never logged or published; errors name the file, not what is in it.

@@ -41,7 +41,7 @@ struct RetainedCleanup {
       message: { _, _, _, _ in },
       log: { [context] level, message in context.log(level, message) })
     let client = try MosquittoClient(options: options, maxPayloadBytes: maxPayloadBytes, events: events)
-    client.start()
+    try client.start()
     let outcome = done.wait(timeout: .now() + seconds)
     client.stop(farewell: [])
     guard outcome == .success else {

@@ -1,6 +1,11 @@
-import Foundation
 import MQTTProtocol
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Numbers the values of each shared port from 1 within one run (`epoch`: when the run
 /// started, so an importer can tell a restarted sender from a duplicate).

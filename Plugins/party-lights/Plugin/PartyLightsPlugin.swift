@@ -1,7 +1,12 @@
-import Foundation
 import PartyLightsProtocol
 import PatchbayPluginKit
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// party-lights: cycles the colors of a light group, or of several lights with an offset each,
 /// through the hub's `light` ports, and puts every light back as it was when the party stops.

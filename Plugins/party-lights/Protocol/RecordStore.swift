@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads and writes the party record as JSON with the kit's `AtomicFile`, so a kill mid-write
 /// leaves the previous record or the new one.

@@ -1,7 +1,12 @@
-import Foundation
 import PatchbayPluginKit
 import ScheduleProtocol
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// schedule: turns clock time, cron expressions, sun events and one-shot times into trigger
 /// events, one output port per configured trigger.

@@ -1,4 +1,12 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The NOAA solar position algorithm (the NOAA Global Monitoring Laboratory's sunrise/sunset
 /// spreadsheet, after Meeus): the sun's declination and the equation of time for an instant,

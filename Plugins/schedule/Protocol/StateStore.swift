@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayPluginKit
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads and writes the schedule's state as JSON in the instance's state directory with the
 /// kit's `AtomicFile`, so a kill mid-write leaves the previous state or the new one.

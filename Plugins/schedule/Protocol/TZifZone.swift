@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A zone read from the system's tz database: a TZif file (RFC 8536) under /usr/share/zoneinfo,
 /// its list of transitions and, after the last one, the POSIX rule in its footer.

@@ -1,11 +1,15 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A time zone's offsets from UTC, and the mapping between wall-clock times and instants that
 /// daylight-saving changes make ambiguous. Offsets come from the system's tz database
 /// (/usr/share/zoneinfo, read by `TZifZone`), so they follow the distribution's tzdata
-/// updates; where that database lacks a zone (or the system has none), from Foundation's
-/// `TimeZone` (the ICU data in the Swift runtime). The gap and overlap rules are ours and pure
-/// arithmetic on those offsets.
+/// updates; where that database lacks a zone, from FoundationEssentials' `TimeZone`, which
+/// without Foundation's ICU in the process knows no named zone (so the name is refused). The gap
+/// and overlap rules are ours and pure arithmetic on those offsets.
 ///
 /// Instants are whole seconds since 1970-01-01 00:00 UTC.
 public struct ZoneRules: Sendable {
@@ -65,7 +69,7 @@ public struct ZoneRules: Sendable {
     if let data = FileManager.default.contents(atPath: "/etc/localtime"), let zone = TZifZone(data: [UInt8](data)) {
       // The name is the link's target below zoneinfo/, when it is a link.
       let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime")) ?? ""
-      let name = target.range(of: "zoneinfo/").map { String(target[$0.upperBound...]) } ?? "localtime"
+      let name = target.firstRange(of: "zoneinfo/").map { String(target[$0.upperBound...]) } ?? "localtime"
       return ZoneRules(identifier: name, source: .tzDatabase(zone))
     }
     return ZoneRules(identifier: TimeZone.current.identifier, source: .foundation(TimeZone.current))

@@ -1,5 +1,10 @@
-import Foundation
 import PatchbayValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How a port's values look on the wire: plain text (`true`, `21.5`, `ON`) or a value at a
 /// path inside a JSON object. Decoding is lenient where that is unambiguous (`ON`, `on`, `1`
@@ -38,7 +43,7 @@ public struct PayloadFormat: Sendable, Equatable {
   }
 
   func decodePlain(_ text: String, as type: ValueType) throws(PayloadError) -> Value {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhitespace
     switch type {
     case .trigger: return .trigger
     case .bool:
