@@ -77,6 +77,10 @@ import Testing
         }
       }
     }
-    return found.isEmpty ? "none found in the sources (a system library?)" : found.joined(separator: ", ")
+    return found.isEmpty
+      ? "none found in the sources: an incremental build keeps the"
+        + " Foundation autolink entry in object files compiled while a file of their module still imported"
+        + " it (touch that module's sources or build afresh), or a system library brings it"
+      : found.joined(separator: ", ")
   }
 }
