@@ -1,4 +1,5 @@
 import Foundation
+import PatchbayTestSupport
 import Testing
 
 /// pyflic-ble (Shortcut Labs' own Python client, the one Home Assistant uses) pairs with the
@@ -63,23 +64,11 @@ struct PyflicInteropTests {
     #expect(output.contains("19 passed, 0 failed"), "\(output)")
   }
 
-  /// The cached virtual environment with pyflic-ble, made on first use.
+  /// The cached virtual environment with pyflic-ble, made on first use. PatchbayTestSupport's,
+  /// which makes it under a lock: the three tests here ask for it at once, and each making its
+  /// own in the same folder failed ensurepip in a clean-clone CI.
   static func environment() throws -> String {
-    let cache = ProcessInfo.processInfo.environment["PATCHBAY_TEST_CACHE"] ?? (NSHomeDirectory() + "/.cache/patchbay")
-    let folder = cache + "/python/pyflic-ble-0.2.5"
-    let marker = folder + "/.patchbay-ready"
-    if FileManager.default.fileExists(atPath: marker) { return folder }
-    try? FileManager.default.removeItem(atPath: folder)
-    try FileManager.default.createDirectory(atPath: cache + "/python", withIntermediateDirectories: true)
-    for (program, arguments) in [
-      (python!, ["-m", "venv", folder]),
-      (folder + "/bin/python", ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", pinned]),
-    ] {
-      let (status, output) = try run(program, arguments, within: 900)
-      guard status == 0 else { throw InteropError("\(program) \(arguments) failed: \(output)") }
-    }
-    _ = FileManager.default.createFile(atPath: marker, contents: Data(pinned.utf8))
-    return folder
+    try PythonEnvironment.prepared([pinned], interpreter: python!).path
   }
 
   static func run(_ program: String, _ arguments: [String], within seconds: Double) throws -> (Int32, String) {
