@@ -437,14 +437,7 @@ public struct FlicBLECentral: Sendable {
   }
 
   private mutating func open(_ packet: [UInt8]) throws -> [UInt8] {
-    guard var current = channel else { throw CentralFailure.badMAC }
-    defer { channel = current }
-    do {
-      return try current.open(packet)
-    } catch {
-      if case .badMAC = error { throw CentralFailure.badMAC }
-      throw error
-    }
+    try channel.openAsCentral(packet)
   }
 
   private mutating func signed(_ message: ToButtonMessage) -> [[UInt8]] {

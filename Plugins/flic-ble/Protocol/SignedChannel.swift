@@ -35,3 +35,19 @@ public struct SignedChannel: Sendable {
     return body
   }
 }
+
+extension Optional where Wrapped == SignedChannel {
+  /// A central's open: no session yet, or a MAC that does not verify, is the session's failure
+  /// (`CentralFailure.badMAC`); the channel keeps whatever state the open left. Shared by the Flic 2/Duo and
+  /// Twist centrals.
+  mutating func openAsCentral(_ packet: [UInt8]) throws -> [UInt8] {
+    guard var current = self else { throw CentralFailure.badMAC }
+    defer { self = current }
+    do {
+      return try current.open(packet)
+    } catch {
+      if case .badMAC = error { throw CentralFailure.badMAC }
+      throw error
+    }
+  }
+}
