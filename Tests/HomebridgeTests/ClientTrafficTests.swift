@@ -88,13 +88,19 @@ final class ClientTrafficTests {
       writes.lines.contains { $0.hasPrefix("warning: another client has connected to Homebridge") }
     }
     try simulator.waitForLine(containing: "client 3 connected", within: 120)
-    try eventually("a HomeKit write to reach the client again", within: 120, pollEvery: 0.5) {
-      try simulator.control("homekit-set ws_morning On true")
-      return writes.writes.count > before
-    }
     // The write that went into client 2's closed socket is read back from the server when the
     // client takes the traffic back: reported as HomeKit's write, not reverted by a re-send.
-    #expect(writes.writes.contains { $0.value == .bool(false) }, "\(writes.writes)")
+    // Waited for before any new write: a `true` set first would replace the value read back (so
+    // it went in a clean-clone CI run on a loaded machine).
+    try eventually(
+      "the write made while client 2 had the traffic to be read back; writes: \(writes.writes)", within: 120
+    ) {
+      writes.writes.contains { $0.value == .bool(false) }
+    }
+    try eventually("a HomeKit write to reach the client again", within: 120, pollEvery: 0.5) {
+      try simulator.control("homekit-set ws_morning On true")
+      return writes.writes.count > before + 1
+    }
     #expect(simulator.count("setValue ws_morning.On = true") == 0, "\(simulator.output)")
     let states = states.values
     #expect(states.first == .disconnected && states.last == .connected, "\(states)")
