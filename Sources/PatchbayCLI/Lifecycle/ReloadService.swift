@@ -13,6 +13,10 @@ struct ReloadService: Service {
   let started: AsyncStream<Void>
 
   func run() async throws {
+    // The trap first: a SIGHUP while the hub starts (ignored until now, see RunCommand) waits in
+    // the sequence and is applied once the hub runs, instead of being lost (CoreRaceTests lost
+    // one sent right after start on a loaded machine).
+    let hangups = await UnixSignalsSequence(trapping: .sighup)
     // The group shuts services down one after the other, this one before the hub: a SIGTERM
     // while instances are still starting must not wait here for the start to end.
     let started = started
@@ -21,7 +25,6 @@ struct ReloadService: Service {
       return await ready.next() != nil
     }
     guard running == true, !Task.isShuttingDownGracefully else { return }
-    let hangups = await UnixSignalsSequence(trapping: .sighup)
     for await _ in hangups.cancelOnGracefulShutdown() {
       logger.notice("SIGHUP: reloading \(configFile)")
       let refused = await offPool { () -> ConfigErrors? in
