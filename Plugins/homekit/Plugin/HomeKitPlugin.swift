@@ -35,6 +35,7 @@ final class HomeKitPlugin: PatchbayPlugin {
     var server: HAPServer
     var eventLoops: MultiThreadedEventLoopGroup
     var advertiser: Advertisement
+    var writtenValues: WrittenValuesKeeper
   }
 
   init(context: PluginContext) throws {
@@ -96,6 +97,11 @@ final class HomeKitPlugin: PatchbayPlugin {
     let setupURI = hapSetupURI(code: setupCode, setupID: identity.setupID, category: .bridge)
     let discoveryPort = discovery
     let advertisement = Advertisement { context.publish(.text($0), on: discoveryPort) }
+    let writtenValues = WrittenValuesKeeper { values in
+      do { try store.saveWrittenValues(values) } catch {
+        context.log(.warning, "cannot keep HomeKit's writes: \(error)")
+      }
+    }
     let bridge = BridgeAccessories(
       database: database, accessories: config.accessories,
       publish: { value, name in
@@ -109,11 +115,7 @@ final class HomeKitPlugin: PatchbayPlugin {
         advertisement.pairingChanged(isPaired: state.isPaired)
       },
       restoring: store.loadWrittenValues(),
-      writesChanged: { values in
-        do { try store.saveWrittenValues(values) } catch {
-          context.log(.warning, "cannot keep HomeKit's writes: \(error)")
-        }
-      })
+      writesChanged: { values in writtenValues.keep(values) })
     let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     var logger = Logger(label: "homekit")
     logger.logLevel = .info
@@ -141,7 +143,8 @@ final class HomeKitPlugin: PatchbayPlugin {
       throw PluginError(.unavailable, "cannot listen on port \(config.port ?? identity.port ?? 0): \(error)")
     }
     bridge.connect(server)
-    running = Running(bridge: bridge, server: server, eventLoops: eventLoops, advertiser: advertisement)
+    running = Running(
+      bridge: bridge, server: server, eventLoops: eventLoops, advertiser: advertisement, writtenValues: writtenValues)
     context.publish(.text(Self.pairingText(pairings, setupCode: setupCode)), on: status)
     Self.publishDashboard(pairings, setupURI: setupURI, context: context, payload: payloadPort, list: listPort)
     if config.port == nil, identity.port != port {
@@ -205,6 +208,8 @@ final class HomeKitPlugin: PatchbayPlugin {
     running.advertiser.stop()
     AsyncBridge.wait { await running.server.stop() }
     try? running.eventLoops.syncShutdownGracefully()
+    // No more writes can come: the last ones are on disk before the process goes.
+    running.writtenValues.flush()
   }
 }
 
