@@ -33,4 +33,23 @@ import Testing
     }
     #expect(throws: HTTPRequestParser.Failure.self) { try HTTPRequestParser.parse([0xFF, 0xFE, 13, 10, 13, 10]) }
   }
+
+  @Test func headerValuesLoseTheirBlanksAndKeepTheRest() throws {
+    let text =
+      "GET /accessories HTTP/1.1\r\nX-Padded: \t two  words \t\r\nX-Empty:\r\nX-Only-Blanks: \t \r\n"
+      + "X-Colon: a:b\r\nX-Bare\rCR: é\r\n\r\n"
+    let request = try #require(try HTTPRequestParser.parse(Array(text.utf8)).first)
+    #expect(request.headers["x-padded"] == "two  words")
+    #expect(request.headers["x-empty"] == "")
+    #expect(request.headers["x-only-blanks"] == "")
+    #expect(request.headers["x-colon"] == "a:b")
+    // A lone CR is no line end.
+    #expect(request.headers["x-bare\rcr"] == "é")
+    #expect(throws: HTTPRequestParser.Failure.malformed("bad header name")) {
+      try HTTPRequestParser.parse(Array("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n".utf8))
+    }
+    #expect(throws: HTTPRequestParser.Failure.malformed("header without a colon")) {
+      try HTTPRequestParser.parse(Array("GET / HTTP/1.1\r\nNoColon\r\n\r\n".utf8))
+    }
+  }
 }

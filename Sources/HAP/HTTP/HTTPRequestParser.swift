@@ -41,26 +41,27 @@ public struct HTTPRequestParser: Sendable {
   }
 
   private mutating func next() throws(Failure) -> HTTPRequest? {
-    guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: Self.maximumHeaderLength + 4) else {
+    guard let headerEnd = HTTPHead.find([13, 10, 13, 10], in: buffer, limit: Self.maximumHeaderLength + 4) else {
       if buffer.count > Self.maximumHeaderLength { throw .headerTooLarge }
       return nil
     }
     guard headerEnd <= Self.maximumHeaderLength else { throw .headerTooLarge }
-    guard let head = String(validating: buffer[0..<headerEnd], as: UTF8.self) else {
-      throw .malformed("header is not UTF-8")
-    }
-    var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-    guard !lines.isEmpty else { throw .malformed("no request line") }
-    let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+    // Cut as bytes (HTTPHead says why).
+    let head = buffer[0..<headerEnd]
+    guard String(validating: head, as: UTF8.self) != nil else { throw .malformed("header is not UTF-8") }
+    var lines = HTTPHead.lines(of: head)
+    let requestLine = String(decoding: lines.removeFirst(), as: UTF8.self).split(
+      separator: " ", omittingEmptySubsequences: false)
     guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1."), !requestLine[0].isEmpty,
       requestLine[1].hasPrefix("/")
     else { throw .malformed("bad request line") }
     var headers: [String: String] = [:]
     for line in lines {
-      guard let colon = line.firstIndex(of: ":") else { throw .malformed("header without a colon") }
-      let name = line[..<colon].lowercased()
-      guard !name.isEmpty, !name.contains(" ") else { throw .malformed("bad header name") }
-      headers[name] = line[line.index(after: colon)...].trimmingSpaces
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformed("header without a colon") }
+      let name = line[..<colon]
+      guard !name.isEmpty, !name.contains(UInt8(ascii: " ")) else { throw .malformed("bad header name") }
+      headers[String(decoding: name, as: UTF8.self).lowercased()] = String(
+        decoding: HTTPHead.trimmingBlanks(line[(colon + 1)...]), as: UTF8.self)
     }
     if let encoding = headers["transfer-encoding"], encoding.lowercased() != "identity" {
       throw .malformed("transfer-encoding \(encoding) is not supported")
@@ -85,22 +86,5 @@ public struct HTTPRequestParser: Sendable {
       } : []
     return HTTPRequest(
       method: String(requestLine[0]), path: String(pathPart[0]), query: query, headers: headers, body: body)
-  }
-
-  static func find(_ needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
-    guard haystack.count >= needle.count else { return nil }
-    let end = min(haystack.count - needle.count, limit)
-    var index = 0
-    while index <= end {
-      if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) { return index }
-      index += 1
-    }
-    return nil
-  }
-}
-
-extension Substring {
-  var trimmingSpaces: String {
-    String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
   }
 }

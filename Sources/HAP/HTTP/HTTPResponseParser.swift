@@ -31,24 +31,30 @@ public struct HTTPResponseParser: Sendable {
 
   private mutating func next() throws(Failure) -> HTTPResponse? {
     guard
-      let headerEnd = HTTPRequestParser.find([13, 10, 13, 10], in: buffer, limit: Self.maximumHeaderLength + 4)
+      let headerEnd = HTTPHead.find([13, 10, 13, 10], in: buffer, limit: Self.maximumHeaderLength + 4)
     else {
       if buffer.count > Self.maximumHeaderLength { throw Failure(description: "response header over 8 KiB") }
       return nil
     }
     guard headerEnd <= Self.maximumHeaderLength else { throw Failure(description: "response header over 8 KiB") }
-    guard let head = String(validating: buffer[0..<headerEnd], as: UTF8.self) else {
+    // Cut as bytes (HTTPHead says why).
+    let head = buffer[0..<headerEnd]
+    guard String(validating: head, as: UTF8.self) != nil else {
       throw Failure(description: "response header is not UTF-8")
     }
-    var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-    let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+    var lines = HTTPHead.lines(of: head)
+    let statusLine = String(decoding: lines.removeFirst(), as: UTF8.self).split(
+      separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
     guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1.") || statusLine[0] == "EVENT/1.0",
       statusLine[1].count == 3, let status = Int(statusLine[1]), status >= 100
     else { throw Failure(description: "bad status line") }
     var headers: [String: String] = [:]
     for line in lines {
-      guard let colon = line.firstIndex(of: ":") else { throw Failure(description: "header without a colon") }
-      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+        throw Failure(description: "header without a colon")
+      }
+      headers[String(decoding: line[..<colon], as: UTF8.self).lowercased()] = String(
+        decoding: HTTPHead.trimmingBlanks(line[(colon + 1)...]), as: UTF8.self)
     }
     if let encoding = headers["transfer-encoding"], encoding.lowercased() != "identity" {
       throw Failure(description: "transfer-encoding \(encoding) is not supported")
