@@ -35,6 +35,39 @@ import Testing
     try harness.stop()
   }
 
+  /// A consumer that takes longer for a socketful of inputs than its hang timeout: its
+  /// heartbeats wait behind the inputs the hub keeps its socket full of, but it finishes inputs
+  /// all the while, so it is slow, not hung (the hub once killed it, and lost the queued events).
+  @Test func aConsumerSlowerPerSocketfulThanItsHangTimeoutIsNotKilled() throws {
+    let count = 1_000
+    let harness = try HubUnderTest("patchbay-it")
+    try harness.linkBuiltPlugins(["fault"])
+    try harness.writeConfig(
+      HubTOML()
+        .instance("source", plugin: "fault")
+        .instance(
+          "sink", plugin: "fault",
+          [
+            "record": "\(harness.directory.path)/sink.txt", "queue_size": 16, "hang_timeout_ms": 1000,
+            "heartbeat_interval_ms": 200,
+          ]
+        )
+        .route(from: "source.flood", to: "sink.events"))
+    try harness.start()
+    #expect(try harness.cli("send", "sink.command", "slow 10").status == 0)
+    #expect(try harness.cli("send", "source.command", "flood \(count)").status == 0)
+    try eventually(
+      "every event recorded: \(harness.lines("sink.txt").count) of \(count); sink "
+        + "\(String(describing: try? harness.instanceStatus("sink")))", within: 600
+    ) { harness.lines("sink.txt").count >= count }
+    #expect(harness.lines("sink.txt") == (0..<count).map(String.init))
+    let sink = try harness.instanceStatus("sink")
+    #expect(sink?["restarts"] as? Int == 0, "\(String(describing: sink))")
+    #expect(sink?["drops"] as? Int == 0, "\(String(describing: sink))")
+    #expect(!harness.process!.lines.contains { $0.contains("not answering heartbeats") }, "\(harness.process!.output)")
+    try harness.stop()
+  }
+
   // ABI 1.1: a plugin that declares PB_PLUGIN_PUBLISH_BUSY is told PB_ERR_BUSY once its host
   // has buffered PB_PUBLISH_BUFFER_EVENTS events, publishes the value again, and loses nothing.
 

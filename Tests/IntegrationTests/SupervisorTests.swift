@@ -143,7 +143,7 @@ import Testing
     try harness.writeConfig(
       HubTOML()
         .instance("leaky", plugin: "fault", ["memory_limit_mb": 300, "restart": "temporary"])
-        .instance("slow", plugin: "fault", ["queue_size": 5])
+        .instance("slow", plugin: "fault", ["queue_size": 5, "hang_timeout_ms": 1000])
         .instance("source", plugin: "fault")
         .arrayTable("routes", ["name": "flood", "from": "source.flood", "to": "slow.events"]))
     try harness.start()
@@ -151,8 +151,11 @@ import Testing
     #expect(try harness.cli("send", "leaky.command", "leak 1000").status == 0)
     try hub.waitForLine(containing: "[leaky] plugin process")
     try hub.waitForLine(containing: "[leaky] failed: ended")
-    #expect(try harness.cli("send", "slow.command", "slow 200").status == 0)
-    // More than the queue (5) plus what the plugin host's socket holds (a few hundred small frames).
+    // Each event takes longer than its hang timeout: a producer waits that long for room in
+    // the queue, then drops (a consumer that finishes events, however slowly, slows its
+    // producers instead: BackPressureTests). More than the queue (5) plus what the plugin
+    // host's socket holds (a few hundred small frames).
+    #expect(try harness.cli("send", "slow.command", "slow 5000").status == 0)
     #expect(try harness.cli("send", "source.command", "flood 2000").status == 0)
     try hub.waitForLine(containing: "queue of slow.events is full")
     try eventually("values and drops counted on the route") {

@@ -56,6 +56,24 @@ import Testing
     #expect(tick(&monitor, at: 41.5) == .hung(seconds: 10.5))
   }
 
+  /// A slow consumer whose socket the hub keeps full of inputs: its heartbeat waits behind
+  /// them, but each input it finishes shows its context runs. Once it finishes none, the
+  /// hang timeout counts again.
+  @Test func finishedInputsAreNoHang() {
+    var monitor = HeartbeatMonitor()
+    monitor.processBegan(now: 0)
+    func tick(at now: Double, finished: UInt64) -> HeartbeatMonitor.Action? {
+      monitor.tick(now: now, interval: 2, hangTimeout: 10, backPressured: false, inputsFinished: finished)
+    }
+    #expect(tick(at: 1, finished: 100) == nil)
+    #expect(tick(at: 2, finished: 200) == .send(sequence: 1))
+    monitor.sent(1, fitted: false)
+    #expect(tick(at: 11, finished: 900) == .send(sequence: 1), "still not fitted: tried again")
+    #expect(tick(at: 20, finished: 1800) == .send(sequence: 1), "no hang: inputs were finished")
+    #expect(tick(at: 29, finished: 1800) == .send(sequence: 1))
+    #expect(tick(at: 30.5, finished: 1800) == .hung(seconds: 10.5), "nothing finished since 20")
+  }
+
   func due(_ monitor: HeartbeatMonitor, at now: Double, backPressured: Bool = false) -> Double? {
     monitor.nextDue(now: now, interval: 2, hangTimeout: 10, backPressured: backPressured, retry: 0.1)
   }

@@ -1,7 +1,9 @@
 /// Hang detection for one plugin process, on the hub's clock: a heartbeat goes out every
 /// `interval`; one outstanding for longer than `hangTimeout` means the plugin context stopped
-/// answering (a callback that never returns: create() and start() included). A pure value: the
-/// supervisor asks it on each tick what to do, sends, and tells it what happened.
+/// answering (a callback that never returns: create() and start() included). Inputs the host
+/// finishes in the meantime prove the context alive too: a heartbeat can wait behind a socket
+/// the hub keeps full of inputs for a slow consumer, and that consumer is not hung. A pure
+/// value: the supervisor asks it on each tick what to do, sends, and tells it what happened.
 package struct HeartbeatMonitor: Sendable, Equatable {
   package enum Action: Equatable, Sendable {
     /// Send heartbeat `sequence` (a new one, or one that did not fit into the socket before).
@@ -15,6 +17,8 @@ package struct HeartbeatMonitor: Sendable, Equatable {
   private var lastSent: Double = 0
   /// The outstanding heartbeat did not fit into the full socket yet: sent again each tick.
   private var unsent = false
+  /// The host's count of finished inputs at the last tick (its ledger), nil before the first.
+  private var inputsFinished: UInt64?
 
   package init() {}
 
@@ -23,6 +27,7 @@ package struct HeartbeatMonitor: Sendable, Equatable {
   package mutating func processBegan(now: Double) {
     outstandingSince = nil
     unsent = false
+    inputsFinished = nil
     lastSent = now
   }
 
@@ -30,8 +35,16 @@ package struct HeartbeatMonitor: Sendable, Equatable {
   package mutating func started(now: Double) { lastSent = now }
 
   /// What to do on a tick. While the hub itself holds the process's answers back
-  /// (back-pressure: they wait unread behind its publishes), the hang clock restarts instead.
-  package mutating func tick(now: Double, interval: Double, hangTimeout: Double, backPressured: Bool) -> Action? {
+  /// (back-pressure: they wait unread behind its publishes), the hang clock restarts instead;
+  /// it restarts too when the host finished inputs since the last tick (`inputsFinished`, its
+  /// ledger's count: a callback returned, so the context runs).
+  package mutating func tick(
+    now: Double, interval: Double, hangTimeout: Double, backPressured: Bool, inputsFinished: UInt64? = nil
+  ) -> Action? {
+    if let finished = inputsFinished, finished != self.inputsFinished {
+      if self.inputsFinished != nil, outstandingSince != nil { outstandingSince = now }
+      self.inputsFinished = finished
+    }
     if backPressured {
       if outstandingSince != nil { outstandingSince = now }
       return nil

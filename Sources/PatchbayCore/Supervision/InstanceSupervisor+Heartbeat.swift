@@ -7,11 +7,13 @@ extension InstanceSupervisor {
     let now = clock.now
     logCrashSummaryIfDue(now: now)
     let settings = spec.supervision
+    // Read before the lock (shared memory the host writes): its progress on inputs.
+    let inputsFinished = state.withLock { $0.process }?.inputLedger?.finished
     let due: (any PluginChannel, HeartbeatMonitor.Action, InstancePhase)? = state.withLock { state in
       guard state.phase == .running || state.phase == .starting, let process = state.process else { return nil }
       let action = state.heartbeat.tick(
         now: now, interval: settings.heartbeatInterval, hangTimeout: settings.hangTimeout,
-        backPressured: state.backPressuredSince != nil)
+        backPressured: state.backPressuredSince != nil, inputsFinished: inputsFinished)
       return action.map { (process, $0, state.phase) }
     }
     guard let (process, action, phase) = due else { return }
