@@ -169,6 +169,18 @@ public final class HubUnderTest: Sendable {
   /// `patchbay check` of this config.
   public func check() throws -> (status: Int32, output: String) { try cli("check") }
 
+  /// `patchbay check` of a fresh hub's config with one instance, `[instances.NAME]` running
+  /// `plugin` (linked from the build), its settings `settings` as written (a test of what check
+  /// says about them keeps its TOML text). `file` is the config's path, which check must name.
+  public static func checkInstance(_ name: String, plugin: String, _ settings: String) throws -> (
+    status: Int32, output: String, file: String
+  ) {
+    let hub = try HubUnderTest("patchbay-check-\(plugin)", plugins: [plugin])
+    let file = try hub.writeConfig("[instances.\(name)]\nplugin = \"\(plugin)\"\n" + settings)
+    let result = try hub.check()
+    return (result.status, result.output, file)
+  }
+
   // MARK: Files and processes
 
   /// Lines of a file in the temp dir (a recorder's, a module's); empty if absent.

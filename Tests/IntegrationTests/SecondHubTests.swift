@@ -20,6 +20,12 @@ import Testing
     return harness
   }
 
+  /// A second hub's `[hub]` table, whose paths may be the first's.
+  static func hub(state: String, socket: String, plugins: String) -> HubTOML {
+    HubTOML().table(
+      "hub", ["state_directory": .string(state), "control_socket": .string(socket), "plugin_path": [.string(plugins)]])
+  }
+
   /// `patchbay run` on `config`, which must end by itself; its exit status and output.
   func runAndWaitForExit(_ config: String) throws -> (status: Int32, output: String) {
     let second = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", config])
@@ -45,15 +51,8 @@ import Testing
     defer { _ = try? first.stop() }
     let config = try first.directory.write(
       "other.toml",
-      """
-      [hub]
-      state_directory = "\(first.stateDirectory)"
-      control_socket = "\(first.socketPath)"
-      plugin_path = ["\(first.path)/no-plugins"]
-
-      [instances.lamp]
-      plugin = "not-installed"
-      """)
+      Self.hub(state: first.stateDirectory, socket: first.socketPath, plugins: first.path + "/no-plugins")
+        .instance("lamp", plugin: "not-installed").toml)
     let (status, output) = try runAndWaitForExit(config)
     #expect(status == 1, "\(output)")
     #expect(output.contains("another hub (pid \(first.process!.pid))"), "\(output)")
@@ -66,15 +65,8 @@ import Testing
     defer { _ = try? first.stop() }
     let config = try first.directory.write(
       "other-state.toml",
-      """
-      [hub]
-      state_directory = "\(first.path)/other-state"
-      control_socket = "\(first.socketPath)"
-      plugin_path = ["\(first.pluginDirectory)"]
-
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      Self.hub(state: first.path + "/other-state", socket: first.socketPath, plugins: first.pluginDirectory)
+        .instance("counter", plugin: "example-c").toml)
     let (status, output) = try runAndWaitForExit(config)
     #expect(status == 1, "\(output)")
     #expect(output.contains("control socket \(first.socketPath) is in use"), "\(output)")

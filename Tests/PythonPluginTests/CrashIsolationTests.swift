@@ -29,6 +29,16 @@ extension PythonPluginTests {
               out.write(f"{value}\\n")
       """
 
+    /// `steady`: writes each level it gets to steady.txt, which it may write.
+    static func steadyInstance(_ hub: HubUnderTest) throws -> HubTOML {
+      try HubTOML()
+        .instance(
+          "steady", plugin: "python",
+          ["module": .string(try hub.writeModule("steady", Self.steady)), "out": "\(hub.path)/steady.txt"]
+        )
+        + hub.writable(files: ["\(hub.path)/steady.txt"])
+    }
+
     static let unready = """
       def create(ctx, config):
           pass
@@ -40,17 +50,9 @@ extension PythonPluginTests {
     @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.crasher]
-        plugin = "python"
-        module = "\(try hub.writeModule("crasher", Self.crasher))"
-
-        [instances.steady]
-        plugin = "python"
-        module = "\(try hub.writeModule("steady", Self.steady))"
-        out = "\(hub.path)/steady.txt"
-        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
-        """)
+        HubTOML().instance(
+          "crasher", plugin: "python", ["module": .string(try hub.writeModule("crasher", Self.crasher))])
+          + Self.steadyInstance(hub))
       try hub.start()
       var crasherPID: Int32?
       var steadyPID: Int32?
@@ -88,17 +90,9 @@ extension PythonPluginTests {
     @Test func aRaisingStartIsLoggedAndRetried() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.unready]
-        plugin = "python"
-        module = "\(try hub.writeModule("unready", Self.unready))"
-
-        [instances.steady]
-        plugin = "python"
-        module = "\(try hub.writeModule("steady", Self.steady))"
-        out = "\(hub.path)/steady.txt"
-        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
-        """)
+        HubTOML().instance(
+          "unready", plugin: "python", ["module": .string(try hub.writeModule("unready", Self.unready))])
+          + Self.steadyInstance(hub))
       try hub.start()
       try eventually("a retry after the failed start", within: 60) {
         hub.log.contains("start(ctx) raised (error 1 of this instance)")
