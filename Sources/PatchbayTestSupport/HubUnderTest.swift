@@ -169,6 +169,19 @@ public final class HubUnderTest: Sendable {
   /// `patchbay check` of this config.
   public func check() throws -> (status: Int32, output: String) { try cli("check") }
 
+  /// A fresh hub with the example C counter compiled as `example-c` and a config of one
+  /// instance of it, `counter` (with `settings`): the smallest hub that runs a plugin.
+  public static func withCounter(
+    _ prefix: String = "patchbay-it", _ settings: KeyValuePairs<String, HubTOML.Value> = [:]
+  )
+    throws -> HubUnderTest
+  {
+    let hub = try HubUnderTest(prefix)
+    try hub.compileCPlugin(name: "example-c", source: counterSource)
+    try hub.writeConfig(HubTOML().instance("counter", plugin: "example-c", settings))
+    return hub
+  }
+
   /// `patchbay check` of a fresh hub's config with one instance, `[instances.NAME]` running
   /// `plugin` (linked from the build), its settings `settings` as written (a test of what check
   /// says about them keeps its TOML text). `file` is the config's path, which check must name.

@@ -10,11 +10,7 @@ import Testing
 /// names the first, which keeps running and answering; a hub only ever removes a stale socket.
 @Suite(.serialized) struct SecondHubTests {
   func startFirstHub() throws -> HubUnderTest {
-    let harness = try HubUnderTest("patchbay-second")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter("patchbay-second")
     try harness.start()
     try harness.waitUntilRunning("counter")
     return harness
@@ -85,11 +81,7 @@ import Testing
   }
 
   @Test func aControlSocketPathThatIsARegularFileIsNeverDeleted() throws {
-    let harness = try HubUnderTest("patchbay-socketfile")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter("patchbay-socketfile")
     try "precious\n".write(toFile: harness.socketPath, atomically: false, encoding: .utf8)
     let check = try harness.check()
     #expect(check.status == 1, "\(check.output)")
