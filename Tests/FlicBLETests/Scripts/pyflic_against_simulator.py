@@ -32,9 +32,10 @@ ADDRESS = "06:07:08:09:0A:0B"
 class SimulatorProcess:
     """The Swift host of the simulated button, reached over one end of a socket pair."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, model: str | None = None) -> None:
         self.sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.process = subprocess.Popen([executable], stdin=child, stdout=child)
+        arguments = [executable] + (["--model", model] if model else [])
+        self.process = subprocess.Popen(arguments, stdin=child, stdout=child)
         child.close()
         self.reader = self.sock.makefile("r", encoding="ascii")
         self.notify = None  # pyflic-ble's notification callback while connected

@@ -29,6 +29,30 @@ def step(text):
     print("step: " + text, flush=True)
 
 
+def arguments(required, optional=()):
+    """The script's options: each of `required` and `optional` as --NAME, and the browser's
+    --chromium and --chromedriver (Debian's by default)."""
+    parser = argparse.ArgumentParser()
+    for name in required:
+        parser.add_argument("--" + name, required=True)
+    for name in optional:
+        parser.add_argument("--" + name)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    return parser.parse_args()
+
+
+def headless_chromium(args, flags=()):
+    """Headless Chromium 1280x1000 on a fresh profile, driven through chromedriver; `flags` more."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = args.chromium
+    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", *flags,
+                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+
+
 def control(path, line):
     """One line to a simulator's control socket; its one-line answer."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -134,20 +158,8 @@ def card_field(driver, instance, field):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"]:
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+    args = arguments(["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"])
+    driver = headless_chromium(args)
     try:
         run(driver, args)
     finally:
