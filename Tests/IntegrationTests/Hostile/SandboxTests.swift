@@ -10,31 +10,6 @@ import Testing
 /// is refused, the refused system calls are counted in `status --sandbox`, and neither the hub
 /// nor the healthy instance notice.
 @Suite(.serialized) struct SandboxTests {
-  /// A TCP listener on a free loopback port (connects complete in its backlog).
-  final class Listener {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      self.descriptor = descriptor
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-      }
-      guard bound == 0, listen(descriptor, 16) == 0 else { throw HubUnderTestError("cannot listen") }
-      _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-      }
-      port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
-  }
-
   func sandboxes(_ harness: HubUnderTest) throws -> [String: [String: Any]] {
     let output = try harness.cli("status", "--sandbox", "--json").output
     let entries = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
@@ -48,8 +23,8 @@ import Testing
   }
 
   @Test func aPluginCannotLeaveItsSandboxAndTheOthersNeverNotice() throws {
-    let allowed = try Listener()
-    let forbidden = try Listener()
+    let allowed = try SilentListener()
+    let forbidden = try SilentListener()
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "escaping", source: EscapingPlugin.source)
     try harness.linkBuiltPlugins(["example-swift"])
