@@ -92,6 +92,20 @@ public final class HubUnderTest: Sendable {
     }
   }
 
+  /// Waits until `instance` runs in a process none of `old` (a restart, a crashed process's
+  /// replacement); its pid. `what` says what is awaited, should the deadline pass.
+  @discardableResult
+  public func waitForNewProcess(
+    of instance: String, replacing old: Int32?..., what: @autoclosure () -> String, within seconds: Double = 300
+  ) throws -> Int32 {
+    var new: Int32?
+    try eventually(what(), within: seconds) {
+      new = try pid(of: instance)
+      return new.map { !old.contains($0) } ?? false
+    }
+    return new!
+  }
+
   /// Sends SIGTERM and waits for the exit; returns the exit status.
   @discardableResult
   public func stop(within seconds: Double = 60) throws -> Int32 {

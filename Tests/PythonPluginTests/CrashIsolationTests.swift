@@ -66,19 +66,15 @@ extension PythonPluginTests {
 
       #expect(try hub.cli("send", "crasher.boom", "trigger").status == 0)
       // A new process for the crasher, running again; the steady instance kept its own.
-      try eventually("crasher restarted in a new process", within: 90) {
-        guard let pid = try hub.pid(of: "crasher") else { return false }
-        return pid != crasherPID
-      }
+      try hub.waitForNewProcess(
+        of: "crasher", replacing: crasherPID, what: "crasher restarted in a new process", within: 90)
       #expect(try hub.pid(of: "steady") == steadyPID)
 
       // A segfault through ctypes: the same.
       let abortedPID = try hub.pid(of: "crasher")
       #expect(try hub.cli("send", "crasher.segv", "trigger").status == 0)
-      try eventually("crasher restarted after a segfault", within: 90) {
-        guard let pid = try hub.pid(of: "crasher") else { return false }
-        return pid != abortedPID && pid != crasherPID
-      }
+      try hub.waitForNewProcess(
+        of: "crasher", replacing: abortedPID, crasherPID, what: "crasher restarted after a segfault", within: 90)
       #expect(hub.log.contains("SIGSEGV"))
       #expect(try hub.pid(of: "steady") == steadyPID)
       #expect(try hub.cli("send", "steady.level", "2").status == 0)

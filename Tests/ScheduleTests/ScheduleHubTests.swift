@@ -61,10 +61,7 @@ import Testing
     // A crash of the plugin's process: the supervisor restarts it, and it does not fire again.
     let victim = try #require(try hub.pid(of: "clock"))
     kill(victim, SIGKILL)
-    try eventually("a new clock process", within: 60) {
-      guard let pid = try hub.pid(of: "clock") else { return false }
-      return pid != victim
-    }
+    try hub.waitForNewProcess(of: "clock", replacing: victim, what: "a new clock process", within: 60)
     try eventually("the restarted instance's plan; log:\n\(hub.log)", within: 60) {
       (hub.process?.lines ?? []).filter { $0.contains("snooze (at \(later)): no further occurrence") }.count >= 2
     }

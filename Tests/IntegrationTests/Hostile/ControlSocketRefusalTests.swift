@@ -55,10 +55,7 @@ import Testing
     #expect(sandbox.output.contains("unix:    ALLOWED"), "\(sandbox.output)")
     // The CLI, not a descendant of the hub, is served.
     #expect(try harness.cli("restart", "good").status == 0)
-    try eventually("'good' restarted by the CLI") {
-      let pid = try harness.pid(of: "good")
-      return pid != nil && pid != goodPID
-    }
+    try harness.waitForNewProcess(of: "good", replacing: goodPID, what: "'good' restarted by the CLI")
     try harness.stop()
   }
 }
