@@ -113,6 +113,12 @@ class Checks:
         else:
             self.failed += 1
 
+    def finish(self, sim: SimulatorProcess) -> int:
+        """Ends the simulator, prints the count; the script's exit status."""
+        sim.close()
+        print(f"\n{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
+
 
 async def main(executable: str) -> int:
     logging.basicConfig(level=logging.WARNING)
@@ -197,9 +203,7 @@ async def main(executable: str) -> int:
         checks.expect("quick verify refused", True, f"{type(error).__name__}: {error}")
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

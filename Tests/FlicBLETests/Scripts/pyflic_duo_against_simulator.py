@@ -63,9 +63,7 @@ async def main(executable: str) -> int:
         checks.expect(f"{gesture} seen as {expected}", got == expected, got)
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

@@ -150,9 +150,7 @@ async def main(executable: str) -> int:
                   and abs(last.get("mode_percentage", -1) - 200 / 12) < 0.01, last)
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

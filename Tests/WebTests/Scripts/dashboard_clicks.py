@@ -42,6 +42,16 @@ def arguments(required, optional=()):
     return parser.parse_args()
 
 
+def in_browser(args, run, steps, flags=()):
+    """`run(driver, args)` in headless Chromium, which ends after it; then `STEPS: every step passed`."""
+    driver = headless_chromium(args, flags)
+    try:
+        run(driver, args)
+    finally:
+        driver.quit()
+    print(f"{steps}: every step passed", flush=True)
+
+
 def headless_chromium(args, flags=()):
     """Headless Chromium 1280x1000 on a fresh profile, driven through chromedriver; `flags` more."""
     options = webdriver.ChromeOptions()
@@ -159,12 +169,7 @@ def card_field(driver, instance, field):
 
 def main():
     args = arguments(["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"])
-    driver = headless_chromium(args)
-    try:
-        run(driver, args)
-    finally:
-        driver.quit()
-    print("dashboard_clicks: every step passed", flush=True)
+    in_browser(args, run, "dashboard_clicks")
 
 
 def run(driver, args):

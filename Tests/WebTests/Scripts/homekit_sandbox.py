@@ -16,7 +16,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from dashboard_clicks import arguments, css, headless_chromium, text_of
+from dashboard_clicks import arguments, css, in_browser, text_of
 
 DEADLINE = 90  # seconds; shared machines are slow, and a wait ends as soon as its condition holds
 
@@ -222,14 +222,13 @@ def paired(driver, args):
 
 def main():
     args = arguments(["phase", "base", "patchbay", "config", "instance", "screenshots"], ["setup-code", "pairing-id"])
-    driver = headless_chromium(args, ["--hide-scrollbars"])
-    try:
-        driver.get(args.base + "/#operator")
-        wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
-        {"unpaired": unpaired, "paired": paired}[args.phase](driver, args)
-    finally:
-        driver.quit()
-    print(f"homekit_sandbox {args.phase}: every step passed", flush=True)
+    in_browser(args, run, f"homekit_sandbox {args.phase}", ["--hide-scrollbars"])
+
+
+def run(driver, args):
+    driver.get(args.base + "/#operator")
+    wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
+    {"unpaired": unpaired, "paired": paired}[args.phase](driver, args)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import urllib.request
 
-from dashboard_clicks import DEADLINE, arguments, click, control, css, headless_chromium, step, text_of, wait, wait_plain
+from dashboard_clicks import DEADLINE, arguments, click, control, css, in_browser, step, text_of, wait, wait_plain
 
 LIGHT_TILE = '.tile[data-group="lights.bedroom"]'
 
@@ -121,12 +121,7 @@ def no_overflow(driver):
 
 def main():
     args = arguments(["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"])
-    driver = headless_chromium(args)
-    try:
-        run(driver, args)
-    finally:
-        driver.quit()
-    print("household_view: every step passed", flush=True)
+    in_browser(args, run, "household_view")
 
 
 def run(driver, args):
