@@ -4,19 +4,23 @@
 public struct HubTOML: Sendable, CustomStringConvertible {
   /// A TOML value.
   public enum Value: Sendable, ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral
+    ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
   {
     case string(String)
     case integer(Int)
     case float(Double)
     case bool(Bool)
     case array([Value])
+    /// `{ key = value, ... }`, keys in the order given (a literal `["name": "level", ...]`).
+    case inlineTable([(String, Value)])
 
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .integer(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(floatLiteral value: Double) { self = .float(value) }
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, Value)...) { self = .inlineTable(elements) }
 
     /// The value as TOML writes it.
     public var toml: String {
@@ -26,8 +30,20 @@ public struct HubTOML: Sendable, CustomStringConvertible {
       case .float(let number): return String(number)
       case .bool(let flag): return flag ? "true" : "false"
       case .array(let elements): return "[" + elements.map(\.toml).joined(separator: ", ") + "]"
+      case .inlineTable(let pairs):
+        return "{ " + pairs.map { "\(Self.key($0.0)) = \($0.1.toml)" }.joined(separator: ", ") + " }"
       }
     }
+
+    /// A key as TOML writes it: bare when it can be, else quoted (a scene's `"lights.hall.light"`
+    /// is one key, not a dotted path).
+    static func key(_ name: String) -> String {
+      let bare = !name.isEmpty && name.unicodeScalars.allSatisfy { bareKeyCharacters.contains($0) }
+      return bare ? name : quoted(name)
+    }
+
+    private static let bareKeyCharacters = Set(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-".unicodeScalars)
 
     /// A TOML basic string: quotes, backslashes and control characters escaped.
     static func quoted(_ text: String) -> String {
@@ -95,6 +111,18 @@ public struct HubTOML: Sendable, CustomStringConvertible {
     adding("[[routes]]", pairs, first: [("from", .string(source)), ("to", .string(target))])
   }
 
+  /// One `[[routes]]` for each pair, from the key's port to the value's.
+  public func routes(_ pairs: KeyValuePairs<String, String>) -> HubTOML {
+    pairs.reduce(self) { $0.route(from: $1.key, to: $1.value) }
+  }
+
+  /// `lhs`'s blocks, then `rhs`'s: a set-up's shared part and a test's own.
+  public static func + (lhs: HubTOML, rhs: HubTOML) -> HubTOML {
+    var copy = lhs
+    copy.blocks += rhs.blocks
+    return copy
+  }
+
   /// TOML written by hand, for what the builder does not say (a comment, an odd layout under test).
   public func raw(_ text: String) -> HubTOML {
     var copy = self
@@ -111,7 +139,8 @@ public struct HubTOML: Sendable, CustomStringConvertible {
     _ header: String?, _ pairs: KeyValuePairs<String, Value>, first: [(String, Value)] = []
   ) -> HubTOML {
     var lines = header.map { [$0] } ?? []
-    for (key, value) in first + pairs.map({ ($0.key, $0.value) }) { lines.append("\(key) = \(value.toml)") }
+    for (key, value) in first + pairs.map({ ($0.key, $0.value) }) { lines.append("\(Value.key(key)) = \(value.toml)") }
+    if lines.isEmpty { return self }
     var copy = self
     copy.blocks.append(lines.joined(separator: "\n"))
     return copy

@@ -92,6 +92,20 @@ public final class HubUnderTest: Sendable {
     }
   }
 
+  /// Waits until `instance` runs in a process none of `old` (a restart, a crashed process's
+  /// replacement); its pid. `what` says what is awaited, should the deadline pass.
+  @discardableResult
+  public func waitForNewProcess(
+    of instance: String, replacing old: Int32?..., what: @autoclosure () -> String, within seconds: Double = 300
+  ) throws -> Int32 {
+    var new: Int32?
+    try eventually(what(), within: seconds) {
+      new = try pid(of: instance)
+      return new.map { !old.contains($0) } ?? false
+    }
+    return new!
+  }
+
   /// Sends SIGTERM and waits for the exit; returns the exit status.
   @discardableResult
   public func stop(within seconds: Double = 60) throws -> Int32 {
@@ -168,6 +182,31 @@ public final class HubUnderTest: Sendable {
 
   /// `patchbay check` of this config.
   public func check() throws -> (status: Int32, output: String) { try cli("check") }
+
+  /// A fresh hub with the example C counter compiled as `example-c` and a config of one
+  /// instance of it, `counter` (with `settings`): the smallest hub that runs a plugin.
+  public static func withCounter(
+    _ prefix: String = "patchbay-it", _ settings: KeyValuePairs<String, HubTOML.Value> = [:]
+  )
+    throws -> HubUnderTest
+  {
+    let hub = try HubUnderTest(prefix)
+    try hub.compileCPlugin(name: "example-c", source: counterSource)
+    try hub.writeConfig(HubTOML().instance("counter", plugin: "example-c", settings))
+    return hub
+  }
+
+  /// `patchbay check` of a fresh hub's config with one instance, `[instances.NAME]` running
+  /// `plugin` (linked from the build), its settings `settings` as written (a test of what check
+  /// says about them keeps its TOML text). `file` is the config's path, which check must name.
+  public static func checkInstance(_ name: String, plugin: String, _ settings: String) throws -> (
+    status: Int32, output: String, file: String
+  ) {
+    let hub = try HubUnderTest("patchbay-check-\(plugin)", plugins: [plugin])
+    let file = try hub.writeConfig("[instances.\(name)]\nplugin = \"\(plugin)\"\n" + settings)
+    let result = try hub.check()
+    return (result.status, result.output, file)
+  }
 
   // MARK: Files and processes
 

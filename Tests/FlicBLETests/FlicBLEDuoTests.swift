@@ -23,40 +23,23 @@ struct FlicBLEDuoTests {
 
   func startHub() throws {
     try hub.writeConfig(
-      """
-      [instances.buttons]
-      plugin = "flic-ble"
-      test_factory_key = "\(factoryKey)"
-      [[instances.buttons.buttons]]
-      name = "desk"
-      address = "\(desk.lowercased())"
-      model = "duo"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      ports = [{ name = "big", type = "button", kind = "event" },
-               { name = "small", type = "button", kind = "event" },
-               { name = "swipe", type = "text", kind = "event" },
-               { name = "small_swipe", type = "text", kind = "event" },
-               { name = "connected", type = "bool", kind = "state" }]
-
-      [[routes]]
-      from = "buttons.desk.button"
-      to = "probe.big"
-      [[routes]]
-      from = "buttons.desk.small_button"
-      to = "probe.small"
-      [[routes]]
-      from = "buttons.desk.swipe"
-      to = "probe.swipe"
-      [[routes]]
-      from = "buttons.desk.small_swipe"
-      to = "probe.small_swipe"
-      [[routes]]
-      from = "buttons.desk.connected"
-      to = "probe.connected"
-      """)
+      HubTOML()
+        .instance("buttons", plugin: "flic-ble", ["test_factory_key": .string(factoryKey)])
+        .arrayTable(
+          "instances.buttons.buttons", ["name": "desk", "address": .string(desk.lowercased()), "model": "duo"]
+        )
+        .probe(
+          record: directory.path + "/probe.jsonl",
+          ports: [
+            .event("big", "button"), .event("small", "button"), .event("swipe", "text"), .event("small_swipe", "text"),
+            .state("connected", "bool"),
+          ]
+        )
+        .routes([
+          "buttons.desk.button": "probe.big", "buttons.desk.small_button": "probe.small",
+          "buttons.desk.swipe": "probe.swipe", "buttons.desk.small_swipe": "probe.small_swipe",
+          "buttons.desk.connected": "probe.connected",
+        ]))
     try hub.start(environment: bluez.bus.environment)
   }
 
@@ -64,9 +47,9 @@ struct FlicBLEDuoTests {
     try hub.flicBLETool(arguments, bluez: bluez)
   }
 
-  func recorded(_ port: String) -> [String] { hub.probeValues(port) }
+  func recorded(_ port: String) -> [String] { hub.probe.texts(port) }
 
-  func actions(_ port: String) -> [String] { hub.probeActions(port) }
+  func actions(_ port: String) -> [String] { hub.probe.actions(port) }
 
   var everything: String {
     "big \(recorded("big")) small \(recorded("small")) swipe \(recorded("swipe")) "

@@ -26,36 +26,20 @@ struct FlicBLEHubTests {
 
   func startHub() throws {
     try hub.writeConfig(
-      """
-      [instances.buttons]
-      plugin = "flic-ble"
-      max_queued_age_s = 3
-      test_factory_key = "\(factoryKey)"
-      [[instances.buttons.buttons]]
-      name = "bedside"
-      address = "\(bedside.lowercased())"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      ports = [{ name = "bedside", type = "button", kind = "event" },
-               { name = "bedside_connected", type = "bool", kind = "state" },
-               { name = "bedside_battery", type = "integer", kind = "state" },
-               { name = "bedside_mv", type = "integer", kind = "state" }]
-
-      [[routes]]
-      from = "buttons.bedside.button"
-      to = "probe.bedside"
-      [[routes]]
-      from = "buttons.bedside.connected"
-      to = "probe.bedside_connected"
-      [[routes]]
-      from = "buttons.bedside.battery"
-      to = "probe.bedside_battery"
-      [[routes]]
-      from = "buttons.bedside.battery_mv"
-      to = "probe.bedside_mv"
-      """)
+      HubTOML()
+        .instance("buttons", plugin: "flic-ble", ["max_queued_age_s": 3, "test_factory_key": .string(factoryKey)])
+        .arrayTable("instances.buttons.buttons", ["name": "bedside", "address": .string(bedside.lowercased())])
+        .probe(
+          record: directory.path + "/probe.jsonl",
+          ports: [
+            .event("bedside", "button"), .state("bedside_connected", "bool"), .state("bedside_battery", "integer"),
+            .state("bedside_mv", "integer"),
+          ]
+        )
+        .routes([
+          "buttons.bedside.button": "probe.bedside", "buttons.bedside.connected": "probe.bedside_connected",
+          "buttons.bedside.battery": "probe.bedside_battery", "buttons.bedside.battery_mv": "probe.bedside_mv",
+        ]))
     try hub.start(environment: bluez.bus.environment)
   }
 
@@ -71,9 +55,9 @@ struct FlicBLEHubTests {
   }
 
   /// The values the probe recorded on one port, in order, as JSON text.
-  func recorded(_ port: String) -> [String] { hub.probeValues(port) }
+  func recorded(_ port: String) -> [String] { hub.probe.texts(port) }
 
-  func actions(_ port: String) -> [String] { hub.probeActions(port) }
+  func actions(_ port: String) -> [String] { hub.probe.actions(port) }
 
   func peer() -> String? { (try? hub.instanceStatus("buttons")?["peer"]) as? String }
 

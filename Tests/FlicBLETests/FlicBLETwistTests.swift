@@ -28,69 +28,41 @@ struct FlicBLETwistTests {
 
   func startHub(bridgePort: Int) throws {
     try hub.writeConfig(
-      """
-      [instances.buttons]
-      plugin = "flic-ble"
-      test_factory_key = ["\(SimulatedFlicButton.testFactoryKeyHex)", "\(factoryKey)"]
-      [[instances.buttons.buttons]]
-      name = "dial"
-      address = "\(dial.lowercased())"
-      model = "twist"
-      [[instances.buttons.buttons]]
-      name = "picker"
-      address = "\(picker.lowercased())"
-      model = "twist"
-      twist_mode = "selector"
-
-      [instances.lights]
-      plugin = "hue"
-      bridge = "127.0.0.1:\(bridgePort)"
-      username = "\(Self.username)"
-      poll_interval_s = 0.5
-      [[instances.lights.groups]]
-      name = "living"
-      id = "1"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      ports = [{ name = "dial_button", type = "button", kind = "event" },
-               { name = "dial_twist", type = "number", kind = "state" },
-               { name = "dial_connected", type = "bool", kind = "state" },
-               { name = "dial_mv", type = "integer", kind = "state" },
-               { name = "picker_slot", type = "integer", kind = "state" },
-               { name = "picker_twist", type = "number", kind = "state" },
-               { name = "picker_connected", type = "bool", kind = "state" }]
-
-      [[routes]]
-      from = "buttons.dial.dimmer"
-      to = "lights.living.light"
-      [[routes]]
-      from = "buttons.dial.button"
-      to = "probe.dial_button"
-      [[routes]]
-      from = "buttons.dial.twist"
-      to = "probe.dial_twist"
-      [[routes]]
-      from = "buttons.dial.connected"
-      to = "probe.dial_connected"
-      [[routes]]
-      from = "buttons.dial.battery_mv"
-      to = "probe.dial_mv"
-      [[routes]]
-      from = "buttons.picker.slot"
-      to = "probe.picker_slot"
-      [[routes]]
-      from = "buttons.picker.twist"
-      to = "probe.picker_twist"
-      [[routes]]
-      from = "buttons.picker.connected"
-      to = "probe.picker_connected"
-      """)
+      HubTOML()
+        .instance(
+          "buttons", plugin: "flic-ble",
+          ["test_factory_key": [.string(SimulatedFlicButton.testFactoryKeyHex), .string(factoryKey)]]
+        )
+        .arrayTable(
+          "instances.buttons.buttons", ["name": "dial", "address": .string(dial.lowercased()), "model": "twist"]
+        )
+        .arrayTable(
+          "instances.buttons.buttons",
+          ["name": "picker", "address": .string(picker.lowercased()), "model": "twist", "twist_mode": "selector"]
+        )
+        .instance(
+          "lights", plugin: "hue",
+          ["bridge": "127.0.0.1:\(bridgePort)", "username": .string(Self.username), "poll_interval_s": 0.5]
+        )
+        .arrayTable("instances.lights.groups", ["name": "living", "id": "1"])
+        .probe(
+          record: directory.path + "/probe.jsonl",
+          ports: [
+            .event("dial_button", "button"), .state("dial_twist", "number"), .state("dial_connected", "bool"),
+            .state("dial_mv", "integer"), .state("picker_slot", "integer"), .state("picker_twist", "number"),
+            .state("picker_connected", "bool"),
+          ]
+        )
+        .routes([
+          "buttons.dial.dimmer": "lights.living.light", "buttons.dial.button": "probe.dial_button",
+          "buttons.dial.twist": "probe.dial_twist", "buttons.dial.connected": "probe.dial_connected",
+          "buttons.dial.battery_mv": "probe.dial_mv", "buttons.picker.slot": "probe.picker_slot",
+          "buttons.picker.twist": "probe.picker_twist", "buttons.picker.connected": "probe.picker_connected",
+        ]))
     try hub.start(environment: bluez.bus.environment)
   }
 
-  func recorded(_ port: String) -> [String] { hub.probeValues(port) }
+  func recorded(_ port: String) -> [String] { hub.probe.texts(port) }
 
   /// Light `id`'s `bri` (1...254) and `on` as the bridge holds them.
   func light(_ bridge: SimulatorUnderTest, _ id: String) -> (on: Bool, bri: Int)? {
@@ -146,7 +118,7 @@ struct FlicBLETwistTests {
     try bluez.control("press \(dial) double-click")
     try bluez.control("press \(dial) hold")
     try eventually("click, double click, hold; \(everything)") {
-      hub.probeActions("dial_button") == ["click", "double_click", "hold"]
+      hub.probe.actions("dial_button") == ["click", "double_click", "hold"]
     }
 
     // The selector: push and turn three twelfths picks slot 4 (of 1-12); each slot has its level.

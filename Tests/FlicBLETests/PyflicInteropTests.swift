@@ -31,24 +31,14 @@ struct PyflicInteropTests {
 
   @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
   func pyflicPairsAndReadsClickDoubleClickAndHold() throws {
-    let venv = try Self.environment()
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Scripts/pyflic_against_simulator.py").path
-    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
-    #expect(status == 0, "\(output)")
-    #expect(output.contains("12 passed, 0 failed"), "\(output)")
+    try Self.expectPassed("pyflic_against_simulator", checks: 12)
   }
 
   /// pyflic-ble's Duo handler against the simulated Duo: its own parser reads the simulator's
   /// bit-packed events of both buttons and the swipes (Scripts/pyflic_duo_against_simulator.py).
   @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
   func pyflicReadsTheSimulatedDuosButtonsAndSwipes() throws {
-    let venv = try Self.environment()
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Scripts/pyflic_duo_against_simulator.py").path
-    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
-    #expect(status == 0, "\(output)")
-    #expect(output.contains("8 passed, 0 failed"), "\(output)")
+    try Self.expectPassed("pyflic_duo_against_simulator", checks: 8)
   }
 
   /// pyflic-ble's Twist handler against the simulated Twist: its own service, the Twist's opcode
@@ -56,12 +46,18 @@ struct PyflicInteropTests {
   /// pyflic-ble's own rotate tracker (Scripts/pyflic_twist_against_simulator.py).
   @Test(.enabled(if: python != nil && buttonHost != nil, "needs Python >= 3.12 and the FlicBLEButtonHost build"))
   func pyflicPairsWithTheSimulatedTwistAndReadsItsButtonAndDial() throws {
-    let venv = try Self.environment()
+    try Self.expectPassed("pyflic_twist_against_simulator", checks: 19)
+  }
+
+  /// Runs Scripts/NAME.py in the environment against the button host; it must exit 0 with
+  /// `checks` checks passed and none failed.
+  static func expectPassed(_ name: String, checks: Int) throws {
+    let venv = try environment()
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Scripts/pyflic_twist_against_simulator.py").path
-    let (status, output) = try Self.run(venv + "/bin/python", ["-u", script, Self.buttonHost!], within: 180)
+      .appendingPathComponent("Scripts/\(name).py").path
+    let (status, output) = try run(venv + "/bin/python", ["-u", script, buttonHost!], within: 180)
     #expect(status == 0, "\(output)")
-    #expect(output.contains("19 passed, 0 failed"), "\(output)")
+    #expect(output.contains("\(checks) passed, 0 failed"), "\(output)")
   }
 
   /// The cached virtual environment with pyflic-ble, made on first use. PatchbayTestSupport's,

@@ -27,60 +27,33 @@ import Testing
   /// Starts `patchbay run` with the flic instance and a recording probe wired to its ports.
   func startHub(flicdPort: Int) throws -> ChildProcess {
     try hub.writeConfig(
-      """
-      [instances.buttons]
-      plugin = "flic"
-      port = \(flicdPort)
-      expose_up_down = true
-      max_queued_age_s = 3
-      [[instances.buttons.buttons]]
-      name = "bedside"
-      address = "\(bedside)"
-      [[instances.buttons.buttons]]
-      name = "hallway"
-      address = "\(hallway)"
-      latency_mode = "low"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      ports = [{ name = "bedside", type = "button", kind = "event" },
-               { name = "hallway", type = "button", kind = "event" },
-               { name = "bedside_connected", type = "bool", kind = "state" },
-               { name = "bedside_battery", type = "integer", kind = "state" }]
-
-      [[routes]]
-      from = "buttons.bedside.button"
-      to = "probe.bedside"
-      [[routes]]
-      from = "buttons.hallway.button"
-      to = "probe.hallway"
-      [[routes]]
-      from = "buttons.bedside.connected"
-      to = "probe.bedside_connected"
-      [[routes]]
-      from = "buttons.bedside.battery"
-      to = "probe.bedside_battery"
-      """)
+      HubTOML()
+        .instance(
+          "buttons", plugin: "flic", ["port": .integer(flicdPort), "expose_up_down": true, "max_queued_age_s": 3]
+        )
+        .arrayTable("instances.buttons.buttons", ["name": "bedside", "address": .string(bedside)])
+        .arrayTable(
+          "instances.buttons.buttons", ["name": "hallway", "address": .string(hallway), "latency_mode": "low"]
+        )
+        .probe(
+          record: directory.path + "/probe.jsonl",
+          ports: [
+            .event("bedside", "button"), .event("hallway", "button"), .state("bedside_connected", "bool"),
+            .state("bedside_battery", "integer"),
+          ]
+        )
+        .routes([
+          "buttons.bedside.button": "probe.bedside", "buttons.hallway.button": "probe.hallway",
+          "buttons.bedside.connected": "probe.bedside_connected", "buttons.bedside.battery": "probe.bedside_battery",
+        ]))
     try hub.start()
     return hub.process!
   }
 
   /// The values the probe recorded on one port, in order, as JSON text.
-  func recorded(_ port: String) -> [String] {
-    let text = (try? String(contentsOfFile: directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
-    let prefix = "{\"port\":\"\(port)\",\"value\":"
-    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map {
-      String($0.dropFirst(prefix.count).dropLast())
-    }
-  }
+  func recorded(_ port: String) -> [String] { hub.probe.texts(port) }
 
-  func actions(_ port: String) -> [String] {
-    recorded(port).compactMap { value in
-      guard let range = value.range(of: #""action":""#) else { return nil }
-      return String(value[range.upperBound...].prefix { $0 != "\"" })
-    }
-  }
+  func actions(_ port: String) -> [String] { hub.probe.actions(port) }
 
   static func live(_ action: String) -> String { #"{"action":"\#(action)","queued":false,"age_ms":0}"# }
 

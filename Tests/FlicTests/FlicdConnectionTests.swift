@@ -48,12 +48,7 @@ func flicConfig(port: Int, _ extra: String = "", buttons: [(String, BluetoothAdd
 /// The plugin's flicd client against the simulator on real sockets.
 @Suite(.serialized) struct FlicdConnectionTests {
   func simulator(port: Int = 0, buttons: [(BluetoothAddress, String)] = [(bedside, "bedside")]) throws -> FlicdServer {
-    var configuration = FlicdServer.Configuration()
-    configuration.port = port
-    configuration.buttons = buttons
-    let server = FlicdServer(configuration: configuration, log: EventLog(sink: { _ in }))
-    try server.start()
-    return server
+    try .started(port: port, buttons: buttons)
   }
 
   @Test func singleDoubleHoldAndDownUpArriveAsButtonValues() throws {

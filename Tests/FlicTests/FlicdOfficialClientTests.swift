@@ -12,12 +12,7 @@ import Testing
   let newButton = BluetoothAddress("80:e4:da:70:00:02")!
 
   init() throws {
-    var configuration = FlicdServer.Configuration()
-    configuration.port = 0
-    configuration.buttons = [(bedside, "bedside"), (hallway, "hallway")]
-    configuration.scanWizardTimeout = .seconds(2)
-    server = FlicdServer(configuration: configuration, log: EventLog(sink: { _ in }))
-    try server.start()
+    server = try .started(buttons: [(bedside, "bedside"), (hallway, "hallway")], scanWizardTimeout: .seconds(2))
   }
 
   func stop() { server.shutdown() }

@@ -8,12 +8,7 @@ import Testing
   let server: FlicdServer
 
   init() throws {
-    var configuration = FlicdServer.Configuration()
-    configuration.port = 0
-    configuration.buttons = [(bedside, "bedside"), (hallway, "hallway")]
-    configuration.scanWizardTimeout = .seconds(2)
-    server = FlicdServer(configuration: configuration, log: EventLog(sink: { _ in }))
-    try server.start()
+    server = try .started(buttons: [(bedside, "bedside"), (hallway, "hallway")], scanWizardTimeout: .seconds(2))
   }
 
   func stop() { server.shutdown() }

@@ -165,7 +165,7 @@ import Testing
   /// An accessory that accepts the connection and never answers: the request fails with
   /// timedOut instead of waiting forever.
   @Test func anAccessoryThatNeverAnswersTimesOut() async throws {
-    let silent = try SilentListener()
+    let silent = try SilentListener(backlog: 8)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let controller = HAPController(identity: .generate(), group: group, requestTimeout: .seconds(1))
     await #expect(throws: HAPClientError.timedOut(seconds: 1)) {

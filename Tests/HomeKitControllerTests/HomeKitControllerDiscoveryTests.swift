@@ -14,21 +14,11 @@ import Testing
   .serialized,
   .disabled(if: AvahiUnderTest.unavailable != nil, "\(AvahiUnderTest.unavailable ?? ""): cannot run avahi-daemon"))
 struct HomeKitControllerDiscoveryTests {
-  static func config(probe: String) -> String {
-    """
-    [instances.house]
-    plugin = "homekit-controller"
-    rename = { lamp = "bedside" }
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(probe)"
-    ports = [{ name = "position", type = "integer", kind = "state" }]
-
-    [[routes]]
-    from = "house.blind.current_position"
-    to = "probe.position"
-    """
+  static func config(probe: String) -> HubTOML {
+    HubTOML()
+      .instance("house", plugin: "homekit-controller", ["rename": ["lamp": "bedside"]])
+      .probe(record: probe, ports: [.state("position", "integer")])
+      .route(from: "house.blind.current_position", to: "probe.position")
   }
 
   @Test func discoverPairByDeviceIDAndFollowAMove() async throws {

@@ -25,35 +25,19 @@ import Testing
     return (paired.output, try #require(try store.loadPairing()).controllerID)
   }
 
-  static func config(probe: String) -> String {
-    """
-    [instances.house]
-    plugin = "homekit-controller"
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(probe)"
-    ports = [{ name = "door_open", type = "bool", kind = "state" },
-             { name = "lamp", type = "light", kind = "state" },
-             { name = "press", type = "button", kind = "event" },
-             { name = "plug", type = "bool", kind = "state" }]
-
-    [[routes]]
-    from = "house.door.open"
-    to = "probe.door_open"
-
-    [[routes]]
-    from = "house.lamp.state"
-    to = "probe.lamp"
-
-    [[routes]]
-    from = "house.button.button"
-    to = "probe.press"
-
-    [[routes]]
-    from = "house.plug.state"
-    to = "probe.plug"
-    """
+  static func config(probe: String) -> HubTOML {
+    HubTOML()
+      .instance("house", plugin: "homekit-controller")
+      .probe(
+        record: probe,
+        ports: [
+          .state("door_open", "bool"), .state("lamp", "light"), .event("press", "button"), .state("plug", "bool"),
+        ]
+      )
+      .routes([
+        "house.door.open": "probe.door_open", "house.lamp.state": "probe.lamp", "house.button.button": "probe.press",
+        "house.plug.state": "probe.plug",
+      ])
   }
 
   static func recorded(_ path: String) -> [JSONValue] {
@@ -160,22 +144,9 @@ import Testing
     let hub = try HubUnderTest("patchbay-hkc-party", plugins: ["homekit-controller", "party-lights", "example-swift"])
     let probe = hub.path + "/probe.jsonl"
     try hub.writeConfig(
-      Self.config(probe: probe) + """
-
-
-        [instances.party]
-        plugin = "party-lights"
-        lights = ["house.lamp"]
-        period_s = 6
-
-        [[routes]]
-        from = "party.house.lamp.light"
-        to = "house.lamp.light"
-
-        [[routes]]
-        from = "house.lamp.state"
-        to = "party.house.lamp.state"
-        """)
+      Self.config(probe: probe)
+        .instance("party", plugin: "party-lights", ["lights": ["house.lamp"], "period_s": 6])
+        .routes(["party.house.lamp.light": "house.lamp.light", "house.lamp.state": "party.house.lamp.state"]))
     _ = try Self.pair(accessory, hub: hub)
     try hub.start()
     try hub.waitUntilRunning("house", "party", "probe")

@@ -12,49 +12,25 @@ import Testing
     let bridge = try HubUnderTest("patchbay-hk-bridge", plugins: ["homekit", "example-swift"])
     let bridgeProbe = bridge.path + "/probe.jsonl"
     try bridge.writeConfig(
-      """
-      [instances.homekit]
-      plugin = "homekit"
-      name = "Other Hub"
-      port = \(reservation.port)
-      setup_code = "031-45-154"
-
-      [[instances.homekit.accessories]]
-      name = "Desk lamp"
-      service = "lightbulb"
-
-      [[instances.homekit.accessories]]
-      name = "Front door"
-      service = "contact_sensor"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(bridgeProbe)"
-      ports = [{ name = "lamp_set", type = "light", kind = "event" }]
-
-      [[routes]]
-      from = "homekit.desk_lamp.light.set"
-      to = "probe.lamp_set"
-      """)
+      HubTOML()
+        .instance(
+          "homekit", plugin: "homekit",
+          ["name": "Other Hub", "port": .integer(reservation.port), "setup_code": "031-45-154"]
+        )
+        .arrayTable("instances.homekit.accessories", ["name": "Desk lamp", "service": "lightbulb"])
+        .arrayTable("instances.homekit.accessories", ["name": "Front door", "service": "contact_sensor"])
+        .probe(record: bridgeProbe, ports: [.event("lamp_set", "light")])
+        .route(from: "homekit.desk_lamp.light.set", to: "probe.lamp_set"))
     try bridge.start()
     try bridge.waitUntilRunning("homekit", "probe")
 
     let controller = try HubUnderTest("patchbay-hk-controller", plugins: ["homekit-controller", "example-swift"])
     let probe = controller.path + "/probe.jsonl"
     try controller.writeConfig(
-      """
-      [instances.house]
-      plugin = "homekit-controller"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(probe)"
-      ports = [{ name = "door_open", type = "bool", kind = "state" }]
-
-      [[routes]]
-      from = "house.front_door.open"
-      to = "probe.door_open"
-      """)
+      HubTOML()
+        .instance("house", plugin: "homekit-controller")
+        .probe(record: probe, ports: [.state("door_open", "bool")])
+        .route(from: "house.front_door.open", to: "probe.door_open"))
     // The bridge's port is the reserved one; no mDNS in this test.
     let paired = try controller.cli(
       "homekit-controller", "pair", "house", "--device", "bridge", "--code", "031-45-154", "--address",

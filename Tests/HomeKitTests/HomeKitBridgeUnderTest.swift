@@ -22,24 +22,15 @@ final class HomeKitBridgeUnderTest: Sendable {
   var probePath: String { hub.path + "/probe.jsonl" }
 
   /// Writes the config: the bridge on `port` (default: the reserved one) with `accessories`
-  /// (TOML `[[instances.homekit.accessories]]` tables), the probe with `probePorts` (TOML
-  /// inline tables), and `extra` (routes).
-  func writeConfig(accessories: String, port: Int? = nil, probePorts: String = "[]", extra: String = "") throws {
+  /// (`HubTOML.accessory`), the probe with `probePorts`, and `extra` (routes).
+  func writeConfig(
+    accessories: HubTOML, port: Int? = nil, probePorts: [HubTOML.Port] = [], extra: HubTOML = HubTOML()
+  ) throws {
     try hub.writeConfig(
-      """
-      [instances.homekit]
-      plugin = "homekit"
-      name = "\(bridgeName)"
-      port = \(port ?? reservation?.port ?? 51826)
-      \(accessories)
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(probePath)"
-      ports = \(probePorts)
-
-      \(extra)
-      """)
+      HubTOML().instance(
+        "homekit", plugin: "homekit",
+        ["name": .string(bridgeName), "port": .integer(port ?? reservation?.port ?? 51826)])
+        + accessories + HubTOML().probe(record: probePath, ports: probePorts) + extra)
   }
 
   func start(

@@ -10,10 +10,7 @@ struct HomeKitCheckTests {
   init() throws { directory = try TemporaryDirectory("patchbay-homekit-check") }
 
   func check(_ body: String) throws -> (status: Int32, output: String, file: String) {
-    let hub = try HubUnderTest("patchbay-homekit-check", plugins: ["homekit"])
-    let file = try hub.writeConfig("[instances.homekit]\nplugin = \"homekit\"\n" + body)
-    let result = try hub.check()
-    return (result.status, result.output, file)
+    try HubUnderTest.checkInstance("homekit", plugin: "homekit", body)
   }
 
   static func accessories(_ count: Int) -> String {

@@ -22,15 +22,9 @@ import Testing
 
   func startHub(environment: [String: String]) throws {
     try hub.writeConfig(
-      """
-      [instances.bedroom]
-      plugin = "homekit"
-      name = "Bedroom"
-      port = \(reservation.port)
-      [[instances.bedroom.accessories]]
-      name = "Lamp"
-      service = "lightbulb"
-      """)
+      HubTOML()
+        .instance("bedroom", plugin: "homekit", ["name": "Bedroom", "port": .integer(reservation.port)])
+        .accessory(of: "bedroom", "Lamp", service: "lightbulb"))
     try hub.start(environment: environment)
     try hub.waitUntilRunning("bedroom")
   }

@@ -13,16 +13,8 @@ import Testing
   .serialized,
   .disabled(if: AvahiUnderTest.unavailable != nil, "\(AvahiUnderTest.unavailable ?? ""): cannot run avahi-daemon"))
 struct HomeKitDiscoveryEndToEndTests {
-  static let lamp = """
-    [[instances.homekit.accessories]]
-    name = "Lamp"
-    service = "switch"
-    """
-  static let fan = """
-    [[instances.homekit.accessories]]
-    name = "Fan"
-    service = "switch"
-    """
+  static let lamp = HubTOML().accessory("Lamp", service: "switch")
+  static let fan = HubTOML().accessory("Fan", service: "switch")
 
   @Test func aiohomekitDiscoversPairsThenSeesSfAndConfigNumberChange() throws {
     let python = try PythonEnvironment.prepared(PythonEnvironment.aiohomekit)
@@ -55,7 +47,7 @@ struct HomeKitDiscoveryEndToEndTests {
     try controller.send(["cmd": "close"])
 
     // An accessory more, and a reload: c# goes up, the pairing and every other id stay.
-    try bridge.writeConfig(accessories: Self.lamp + "\n" + Self.fan, port: 51826)
+    try bridge.writeConfig(accessories: Self.lamp + Self.fan, port: 51826)
     let reload = try bridge.hub.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
     try eventually("c# to go up in accessory-ids.json; hub:\n\(bridge.hub.log)", within: 240) {

@@ -24,52 +24,22 @@ import Testing
 
   func startHub(flicdPort: Int) throws {
     try hub.writeConfig(
-      """
-      [instances.buttons]
-      plugin = "flic"
-      port = \(flicdPort)
-      click_events = "single_double_hold"
-      [[instances.buttons.buttons]]
-      name = "bedside"
-      address = "\(bedside)"
-
-      [instances.homekit]
-      plugin = "homekit"
-      name = "Bedroom"
-      port = \(reservation.port)
-      [[instances.homekit.accessories]]
-      name = "Bedside button"
-      service = "programmable_switch"
-      [[instances.homekit.accessories]]
-      name = "Lamp"
-      service = "lightbulb"
-      [[instances.homekit.accessories]]
-      name = "Heater"
-      service = "switch"
-      [[instances.homekit.accessories]]
-      name = "Front door"
-      service = "lock"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(probePath)"
-      ports = [{ name = "heater_on", type = "bool", kind = "state" },
-               { name = "lamp_light", type = "light", kind = "event" },
-               { name = "lock_target", type = "integer", kind = "state" }]
-
-      [[routes]]
-      from = "buttons.bedside.button"
-      to = "homekit.bedside_button.button"
-      [[routes]]
-      from = "homekit.heater.on.set"
-      to = "probe.heater_on"
-      [[routes]]
-      from = "homekit.lamp.light.set"
-      to = "probe.lamp_light"
-      [[routes]]
-      from = "homekit.front_door.lock_target_state.set"
-      to = "probe.lock_target"
-      """)
+      HubTOML()
+        .instance("buttons", plugin: "flic", ["port": .integer(flicdPort), "click_events": "single_double_hold"])
+        .arrayTable("instances.buttons.buttons", ["name": "bedside", "address": .string(bedside)])
+        .instance("homekit", plugin: "homekit", ["name": "Bedroom", "port": .integer(reservation.port)])
+        .accessory("Bedside button", service: "programmable_switch")
+        .accessory("Lamp", service: "lightbulb")
+        .accessory("Heater", service: "switch")
+        .accessory("Front door", service: "lock")
+        .probe(
+          record: probePath,
+          ports: [.state("heater_on", "bool"), .event("lamp_light", "light"), .state("lock_target", "integer")]
+        )
+        .routes([
+          "buttons.bedside.button": "homekit.bedside_button.button", "homekit.heater.on.set": "probe.heater_on",
+          "homekit.lamp.light.set": "probe.lamp_light", "homekit.front_door.lock_target_state.set": "probe.lock_target",
+        ]))
     try hub.start()
     try hub.waitUntilRunning("homekit", "buttons", "probe")
   }

@@ -20,20 +20,9 @@ import Testing
   init() throws {
     bridge = try HomeKitBridgeUnderTest(name: "Hostile Bridge")
     try bridge.writeConfig(
-      accessories: """
-        [[instances.homekit.accessories]]
-        name = "Heater"
-        service = "switch"
-        [[instances.homekit.accessories]]
-        name = "Lamp"
-        service = "switch"
-        """,
-      probePorts: #"[{ name = "heater_on", type = "bool", kind = "state" }]"#,
-      extra: """
-        [[routes]]
-        from = "homekit.heater.on.set"
-        to = "probe.heater_on"
-        """)
+      accessories: HubTOML().accessory("Heater", service: "switch").accessory("Lamp", service: "switch"),
+      probePorts: [.state("heater_on", "bool")],
+      extra: HubTOML().route(from: "homekit.heater.on.set", to: "probe.heater_on"))
     try bridge.start()
     port = try bridge.port()
     pid = try bridge.pluginPID()

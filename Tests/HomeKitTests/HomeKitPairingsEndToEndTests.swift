@@ -10,17 +10,9 @@ import Testing
   @Test func aRegularControllerReadsAndWritesButCannotManagePairingsAndIsClosedWhenRemoved() throws {
     let bridge = try HomeKitBridgeUnderTest(name: "Pairings Bridge")
     try bridge.writeConfig(
-      accessories: """
-        [[instances.homekit.accessories]]
-        name = "Heater"
-        service = "switch"
-        """,
-      probePorts: #"[{ name = "heater_on", type = "bool", kind = "state" }]"#,
-      extra: """
-        [[routes]]
-        from = "homekit.heater.on.set"
-        to = "probe.heater_on"
-        """)
+      accessories: HubTOML().accessory("Heater", service: "switch"),
+      probePorts: [.state("heater_on", "bool")],
+      extra: HubTOML().route(from: "homekit.heater.on.set", to: "probe.heater_on"))
     try bridge.start()
     let port = try bridge.port()
     let pid = try bridge.pluginPID()

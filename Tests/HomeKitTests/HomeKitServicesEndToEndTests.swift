@@ -8,40 +8,20 @@ import Testing
 /// evented for hub-side changes, and written where HomeKit may write (the garage door and the
 /// lock only in a timed write), with the write arriving on the hub's side.
 @Suite(.serialized) struct HomeKitServicesEndToEndTests {
-  static let accessories = """
-    [[instances.homekit.accessories]]
-    name = "Garage"
-    service = "garage_door"
-    [[instances.homekit.accessories]]
-    name = "Front door"
-    service = "lock"
-    [[instances.homekit.accessories]]
-    name = "Back door"
-    service = "contact_sensor"
-    [[instances.homekit.accessories]]
-    name = "Hall"
-    service = "motion_sensor"
-    [[instances.homekit.accessories]]
-    name = "Outside"
-    service = "temperature_sensor"
-    [[instances.homekit.accessories]]
-    name = "Sensor battery"
-    service = "battery"
-    """
+  static let accessories = HubTOML()
+    .accessory("Garage", service: "garage_door")
+    .accessory("Front door", service: "lock")
+    .accessory("Back door", service: "contact_sensor")
+    .accessory("Hall", service: "motion_sensor")
+    .accessory("Outside", service: "temperature_sensor")
+    .accessory("Sensor battery", service: "battery")
 
-  static let probe = """
-    [{ name = "garage_target", type = "integer", kind = "state" },
-     { name = "lock_target", type = "integer", kind = "state" }]
-    """
+  static let probe: [HubTOML.Port] = [.state("garage_target", "integer"), .state("lock_target", "integer")]
 
-  static let routes = """
-    [[routes]]
-    from = "homekit.garage.target_door_state.set"
-    to = "probe.garage_target"
-    [[routes]]
-    from = "homekit.front_door.lock_target_state.set"
-    to = "probe.lock_target"
-    """
+  static let routes = HubTOML().routes([
+    "homekit.garage.target_door_state.set": "probe.garage_target",
+    "homekit.front_door.lock_target_state.set": "probe.lock_target",
+  ])
 
   /// (accessory, service type, [(characteristic type, format, perms)]) per the reference.
   static let table: [(String, String, [(String, String, [String])])] = [

@@ -14,15 +14,8 @@ final class HubEndToEndTests {
   var directory: TemporaryDirectory { hub.directory }
   var cachePath: String { directory.path + "/homebridge-cache.json" }
 
-  static let defaultAccessories = """
-    [[instances.homekit.accessories]]
-    name = "ws_morning"
-    service = "Switch"
-    [[instances.homekit.accessories]]
-    name = "desk"
-    service = "Lightbulb"
-    characteristics = ["brightness"]
-    """
+  static let desk = HubTOML().accessory("desk", service: "Lightbulb", ["characteristics": ["brightness"]])
+  static let defaultAccessories = HubTOML().accessory("ws_morning", service: "Switch") + desk
 
   /// The Homebridge simulator on a port it chose, or on `port` (a restart where the plugin expects it).
   func startSimulator(port: Int = 0, name: String = "simulator", arguments: [String] = []) throws
@@ -31,32 +24,26 @@ final class HubEndToEndTests {
     try SimulatorUnderTest(.homebridge, directory: directory, name: name, port: port, arguments: arguments)
   }
 
-  func startHub(port: Int, accessories: String = defaultAccessories, extraRoutes: String = "") throws {
+  /// `accessories` (with the instance's own keys first, if any) and a probe of desk's writes.
+  func startHub(port: Int, accessories: HubTOML = defaultAccessories, extraRoutes: HubTOML = HubTOML()) throws {
     try hub.writeConfig(
-      """
-      [instances.homekit]
-      plugin = "homebridge-websocket"
-      url = "ws://127.0.0.1:\(port)"
-      \(accessories)
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      ports = [{ name = "desk_on", type = "bool", kind = "state" },
-               { name = "desk_light", type = "light", kind = "event" },
-               { name = "homekit_connected", type = "bool", kind = "state" }]
-
-      [[routes]]
-      from = "homekit.desk.on.set"
-      to = "probe.desk_on"
-
-      [[routes]]
-      from = "homekit.desk.light.set"
-      to = "probe.desk_light"
-
-      \(extraRoutes)
-      """)
+      HubTOML().instance("homekit", plugin: "homebridge-websocket", ["url": "ws://127.0.0.1:\(port)"])
+        + accessories
+        + HubTOML()
+        .probe(
+          record: directory.path + "/probe.jsonl",
+          ports: [.state("desk_on", "bool"), .event("desk_light", "light"), .state("homekit_connected", "bool")]
+        )
+        .routes(["homekit.desk.on.set": "probe.desk_on", "homekit.desk.light.set": "probe.desk_light"])
+        + extraRoutes)
     try hub.start()
+  }
+
+  /// `patchbay check` of `config` alone (no [hub] table), written to NAME.toml.
+  func check(_ config: HubTOML, as name: String) throws -> (status: Int32, output: String) {
+    try directory.write("\(name).toml", config.toml)
+    return try runProgram(
+      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/\(name).toml"])
   }
 
   func patchbay(_ arguments: String...) throws -> (status: Int32, output: String) {
@@ -121,50 +108,23 @@ final class HubEndToEndTests {
   }
 
   @Test func configMistakesNameTheKey() throws {
-    try directory.write(
-      "bad.toml",
-      """
-      [instances.homekit]
-      plugin = "homebridge-websocket"
-      url = "wss://127.0.0.1:4050"
-      [[instances.homekit.accessories]]
-      name = "desk"
-      service = "Lamp"
-      """)
-    let result = try runProgram(
-      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    let lamp = HubTOML().accessory("desk", service: "Lamp")
+    let result = try check(
+      HubTOML().instance("homekit", plugin: "homebridge-websocket", ["url": "wss://127.0.0.1:4050"]) + lamp, as: "bad")
     #expect(result.status != 0)
     #expect(result.output.contains("url: scheme 'wss' is not supported"), "\(result.output)")
-    try directory.write(
-      "bad.toml",
-      """
-      [instances.homekit]
-      plugin = "homebridge-websocket"
-      [[instances.homekit.accessories]]
-      name = "desk"
-      service = "Lamp"
-      """)
-    let service = try runProgram(
-      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/bad.toml"])
+    let service = try check(HubTOML().instance("homekit", plugin: "homebridge-websocket") + lamp, as: "bad")
     #expect(
       service.output.contains("accessories.0.service: unknown service 'Lamp' (one of Switch"), "\(service.output)")
   }
 
   @Test func checkRefusesANameThatCrashesHomebridge() throws {
-    try directory.write(
-      "prototype.toml",
-      """
-      [instances.homekit]
-      plugin = "homebridge-websocket"
-      [[instances.homekit.accessories]]
-      name = "ws_morning"
-      service = "Switch"
-      [[instances.homekit.accessories]]
-      name = "constructor"
-      service = "Switch"
-      """)
-    let result = try runProgram(
-      BuildProducts.executable("patchbay"), ["check", "--config", directory.path + "/prototype.toml"])
+    let result = try check(
+      HubTOML()
+        .instance("homekit", plugin: "homebridge-websocket")
+        .accessory("ws_morning", service: "Switch")
+        .accessory("constructor", service: "Switch"),
+      as: "prototype")
     #expect(result.status != 0, "\(result.output)")
     #expect(
       result.output.contains(
@@ -177,38 +137,18 @@ final class HubEndToEndTests {
   @Test func renamedAndReservicedAccessoriesAreReplacedOnConnect() throws {
     let simulator = try startSimulator(arguments: ["--cache", cachePath])
     defer { try? simulator.stop() }
-    let desk = """
-      [[instances.homekit.accessories]]
-      name = "desk"
-      service = "Lightbulb"
-      characteristics = ["brightness"]
-      """
+    let desk = Self.desk
     try startHub(
       port: simulator.port,
-      accessories: desk + """
-
-        [[instances.homekit.accessories]]
-        name = "old_name"
-        service = "Switch"
-        [[instances.homekit.accessories]]
-        name = "fan"
-        service = "Switch"
-        """)
+      accessories: desk.accessory("old_name", service: "Switch").accessory("fan", service: "Switch"))
     try simulator.waitForLine(containing: "add fan (Switch): accessory 'fan' is added.")
     try simulator.waitForLine(containing: "add old_name (Switch): accessory 'old_name' is added.")
     try hub.stop()
 
     let renamed =
-      desk + """
-
-        [[instances.homekit.accessories]]
-        name = "new_name"
-        service = "Switch"
-        [[instances.homekit.accessories]]
-        name = "fan"
-        service = "Lightbulb"
-        characteristics = ["brightness"]
-        """
+      desk
+      .accessory("new_name", service: "Switch")
+      .accessory("fan", service: "Lightbulb", ["characteristics": ["brightness"]])
     try startHub(port: simulator.port, accessories: renamed)
     try simulator.waitForLine(containing: "remove old_name: accessory 'old_name' is removed.")
     try simulator.waitForLine(containing: "remove fan: accessory 'fan' is removed.")
@@ -240,24 +180,12 @@ final class HubEndToEndTests {
     defer { try? simulator.stop() }
     try startHub(
       port: simulator.port,
-      accessories: """
-        probe_interval = 1
-        reclaim_delay = 2
-        backoff_initial_ms = 8000
-        backoff_max_ms = 8000
-        [[instances.homekit.accessories]]
-        name = "lamp"
-        service = "Switch"
-        [[instances.homekit.accessories]]
-        name = "desk"
-        service = "Lightbulb"
-        """,
+      accessories: HubTOML()
+        .keys(["probe_interval": 1, "reclaim_delay": 2, "backoff_initial_ms": 8000, "backoff_max_ms": 8000])
+        .accessory("lamp", service: "Switch")
+        .accessory("desk", service: "Lightbulb"),
       // The lamp's HomeKit writes, as the hub routes them: a restart waits until the hub has one.
-      extraRoutes: """
-        [[routes]]
-        from = "homekit.lamp.on.set"
-        to = "probe.desk_on"
-        """)
+      extraRoutes: HubTOML().route(from: "homekit.lamp.on.set", to: "probe.desk_on"))
     func lampOnRouted() -> Int { recorded.filter { $0 == #"{"port":"desk_on","value":true}"# }.count }
     try simulator.waitForLine(containing: "add lamp (Switch): accessory 'lamp' is added.")
     #expect(try patchbay("send", "homekit.lamp.on", "false").status == 0)
@@ -390,11 +318,7 @@ final class HubEndToEndTests {
     var simulator = try startSimulator()
     try startHub(
       port: simulator.port,
-      extraRoutes: """
-        [[routes]]
-        from = "homekit.connected"
-        to = "probe.homekit_connected"
-        """)
+      extraRoutes: HubTOML().route(from: "homekit.connected", to: "probe.homekit_connected"))
     try eventually("connected = true recorded: \(recorded)", within: 60) {
       recorded.contains(#"{"port":"homekit_connected","value":true}"#)
     }

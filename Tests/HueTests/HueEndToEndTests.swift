@@ -26,22 +26,16 @@ import Testing
 
   func startHub(poll: Double = 0.5, timeout: Double = 5) throws -> HubUnderTest {
     try hub.startHue(
-      hue: """
-        log_level = "debug"
-        bridge = "127.0.0.1:\(bridgePort)"
-        username = "\(Self.username)"
-        poll_interval_s = \(poll)
-        retry_max_s = 2
-        request_timeout_s = \(timeout)
-        """,
-      groups: """
-        [[instances.lights.groups]]
-        name = "living"
-        id = "1"
-        lights = ["1", "2", "3"]
-        expose_lights = true
-        light_names = { "2" = "desk" }
-        """,
+      hue: HubTOML()
+        .keys([
+          "log_level": "debug", "bridge": "127.0.0.1:\(bridgePort)", "username": .string(Self.username),
+          "poll_interval_s": .float(poll), "retry_max_s": 2, "request_timeout_s": .float(timeout),
+        ])
+        .arrayTable(
+          "instances.lights.groups",
+          [
+            "name": "living", "id": "1", "lights": ["1", "2", "3"], "expose_lights": true, "light_names": ["2": "desk"],
+          ]),
       probe: [
         ("living_state", "living.state", "light"), ("living_reachable", "living.reachable", "bool"),
         ("living_unreachable", "living.unreachable", "text"), ("desk_state", "living.desk.state", "light"),

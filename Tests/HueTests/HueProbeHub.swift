@@ -5,26 +5,15 @@ import PatchbayValues
 /// A hub with a hue instance named `lights` and an example-swift probe that records what the
 /// hue ports publish (routes from `lights.PORT` to `probe.NAME`).
 extension HubUnderTest {
-  /// `hue` is the body of the `[instances.lights]` section after `plugin`; `probe` maps probe
-  /// port names to (hue output port, type).
-  func startHue(hue: String, groups: String, probe: [(name: String, from: String, type: String)]) throws {
+  /// `hue` is the `[instances.lights]` settings after `plugin` and its groups; `probe` maps
+  /// probe port names to (hue output port, type).
+  func startHue(hue: HubTOML, probe: [(name: String, from: String, type: String)]) throws {
     try linkBuiltPlugins(["hue", "example-swift"])
-    let probePorts = probe.map { #"{ name = "\#($0.name)", type = "\#($0.type)", kind = "state" }"# }
-    let routes = probe.map { "[[routes]]\nfrom = \"lights.\($0.from)\"\nto = \"probe.\($0.name)\"" }
     try writeConfig(
-      """
-      [instances.lights]
-      plugin = "hue"
-      \(hue)
-      \(groups)
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(path)/probe.jsonl"
-      ports = [\(probePorts.joined(separator: ", "))]
-
-      \(routes.joined(separator: "\n\n"))
-      """)
+      HubTOML().instance("lights", plugin: "hue") + hue
+        + probe.reduce(
+          HubTOML().probe(record: path + "/probe.jsonl", ports: probe.map { .state($0.name, $0.type) })
+        ) { $0.route(from: "lights.\($1.from)", to: "probe.\($1.name)") })
     try start()
   }
 

@@ -22,48 +22,28 @@ import Testing
     let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
     func table() -> String { (try? homebridge.control("table")) ?? "" }
     try hub.writeConfig(
-      """
-      [instances.lights]
-      plugin = "hue"
-      bridge = "127.0.0.1:\(bridge.port)"
-      username = "\(Self.username)"
-      poll_interval_s = 0.5
-      [[instances.lights.groups]]
-      name = "bedroom"
-      id = "1"
-      [[instances.lights.groups]]
-      name = "hall"
-      id = "2"
-
-      [instances.homekit]
-      plugin = "homebridge-websocket"
-      url = "ws://127.0.0.1:\(homebridge.port)"
-      [[instances.homekit.accessories]]
-      name = "ws_evening"
-      service = "Switch"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(directory.path)/probe.jsonl"
-      backoff_initial_ms = 4000
-      backoff_max_ms = 4000
-      ports = [{ name = "press", type = "button", kind = "event" }, { name = "night", type = "bool", kind = "state" }]
-
-      [instances.remote]
-      plugin = "example-swift"
-      ports = [{ name = "press", type = "button", kind = "event" }]
-
-      [scenes.good_night]
-      "lights.bedroom.light" = { on = false }
-      "lights.hall.light" = { on = false }
-      "homekit.ws_evening.on" = true
-      "probe.night" = true
-
-      [[routes]]
-      from = "remote.press.out"
-      filter = ["click"]
-      to = "scene.good_night"
-      """)
+      HubTOML()
+        .instance(
+          "lights", plugin: "hue",
+          ["bridge": "127.0.0.1:\(bridge.port)", "username": .string(Self.username), "poll_interval_s": 0.5]
+        )
+        .arrayTable("instances.lights.groups", ["name": "bedroom", "id": "1"])
+        .arrayTable("instances.lights.groups", ["name": "hall", "id": "2"])
+        .instance("homekit", plugin: "homebridge-websocket", ["url": "ws://127.0.0.1:\(homebridge.port)"])
+        .accessory("ws_evening", service: "Switch")
+        .probe(
+          record: directory.path + "/probe.jsonl", ports: [.event("press", "button"), .state("night", "bool")],
+          ["backoff_initial_ms": 4000, "backoff_max_ms": 4000]
+        )
+        .probe("remote", ports: [.event("press", "button")])
+        .table(
+          "scenes.good_night",
+          [
+            "lights.bedroom.light": ["on": false], "lights.hall.light": ["on": false], "homekit.ws_evening.on": true,
+            "probe.night": true,
+          ]
+        )
+        .route(from: "remote.press.out", to: "scene.good_night", ["filter": ["click"]]))
     #expect(try hub.check().status == 0)
     try hub.start()
     let log = hub.process!

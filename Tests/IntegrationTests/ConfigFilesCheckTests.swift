@@ -18,15 +18,7 @@ import Testing
         .route(from: "counter.tick", to: "counter.increment"))
     let lights = try harness.directory.write(
       "conf.d/20-lights.toml",
-      """
-      [[routes]]
-      from = "counter.tick"
-      to = "counter.increment"
-
-      [[routes]]
-      from = "counter.count"
-      to = "counter.tick"
-      """)
+      HubTOML().routes(["counter.tick": "counter.increment", "counter.count": "counter.tick"]).toml)
     let result = try harness.cli("check")
     #expect(result.status == 1)
     #expect(
@@ -49,19 +41,9 @@ import Testing
     try FileManager.default.createDirectory(atPath: sensors, withIntermediateDirectories: true)
     try harness.directory.write(
       "conf.d/20-routes.toml",
-      """
-      [[routes]]
-      from = "porch.count"
-      to = "counter.set"
-
-      [[routes]]
-      from = "counter.count"
-      to = "garden.set"
-
-      [[routes]]
-      from = "counter.tick"
-      to = "counter.increment"
-      """)
+      HubTOML()
+        .routes(["porch.count": "counter.set", "counter.count": "garden.set", "counter.tick": "counter.increment"])
+        .toml)
     let result = try harness.cli("check")
     #expect(result.status == 1)
     #expect(

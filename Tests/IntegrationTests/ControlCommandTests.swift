@@ -9,11 +9,7 @@ import Testing
 /// Small things the CLI got wrong for a real user.
 @Suite(.serialized) struct ControlCommandTests {
   @Test func negativeNumbersAreValues() throws {
-    let harness = try HubUnderTest("patchbay-it")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter()
     try harness.start()
     let sent = try harness.cli("send", "counter.set", "-1")
     #expect(sent.status == 0, "\(sent.output)")
@@ -27,11 +23,7 @@ import Testing
   }
 
   @Test func aRefusedReloadFailsTheCommandAndSaysWhy() throws {
-    let harness = try HubUnderTest("patchbay-it")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter()
     try harness.start()
     try harness.writeConfig(
       HubTOML()
@@ -56,11 +48,7 @@ import Testing
 
   /// Issue 29.12: a syntax error is reported as one (with line), not as an unreachable hub.
   @Test func reloadOfABrokenFileShowsItsSyntaxError() throws {
-    let harness = try HubUnderTest("patchbay-it")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter()
     try harness.start()
     try harness.writeConfig(
       """

@@ -10,16 +10,9 @@ import Testing
 /// socket holds a bounded number (total and per user), closes idle ones, and the hub raises its
 /// soft descriptor limit to the hard one at start.
 @Suite(.serialized) struct ControlConnectionLimitTests {
-  static let config = """
-    [instances.counter]
-    plugin = "example-c"
-    step = 1
-    tick_ms = 50
-
-    [instances.probe]
-    plugin = "example-swift"
-    ports = [{ name = "count", type = "integer", kind = "state" }]
-    """
+  static let config = HubTOML()
+    .instance("counter", plugin: "example-c", ["step": 1, "tick_ms": 50])
+    .probe(ports: [.state("count", "integer")])
 
   /// A hub run under `prlimit --nofile=SOFT:HARD`, started and answering.
   func startHub(soft: Int, hard: Int) throws -> (HubUnderTest, ChildProcess) {

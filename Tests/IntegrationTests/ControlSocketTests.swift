@@ -14,20 +14,10 @@ import Testing
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "example-c"
-      step = 1
-      tick_ms = 1
-
-      [instances.probe]
-      plugin = "example-swift"
-      ports = [{ name = "count", type = "integer", kind = "state" }]
-
-      [[routes]]
-      from = "counter.count"
-      to = "probe.count"
-      """)
+      HubTOML()
+        .instance("counter", plugin: "example-c", ["step": 1, "tick_ms": 1])
+        .probe(ports: [.state("count", "integer")])
+        .route(from: "counter.count", to: "probe.count"))
     try harness.start()
     try harness.waitUntilRunning("counter", "probe")
     return harness

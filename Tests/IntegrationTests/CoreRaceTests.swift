@@ -9,33 +9,26 @@ import Testing
 
 /// Races the core's per-field locks did not prevent, each with real processes.
 @Suite(.serialized) struct CoreRaceTests {
-  func config(_ harness: HubUnderTest, step: Int, extra: String = "") -> String {
-    """
-    [instances.counter]
-    plugin = "example-c"
-    step = \(step)
-    tick_ms = 1
-
-    [instances.probe]
-    plugin = "example-swift"
-    ports = [{ name = "count", type = "integer", kind = "state" }]
-
-    [instances.worker]
-    plugin = "fault"
-    heartbeat_interval_ms = 200
-    \(extra.isEmpty ? "hang_timeout_ms = 1500" : extra)
-
-    [[routes]]
-    from = "counter.count"
-    to = "probe.count"
-    """
+  /// `worker` is the fault worker's timeouts.
+  func config(
+    _ harness: HubUnderTest, step: Int, worker: KeyValuePairs<String, HubTOML.Value> = ["hang_timeout_ms": 1500]
+  ) -> HubTOML {
+    HubTOML()
+      .instance("counter", plugin: "example-c", ["step": .integer(step), "tick_ms": 1])
+      .probe(ports: [.state("count", "integer")])
+      .instance("worker", plugin: "fault", ["heartbeat_interval_ms": 200])
+      .keys(worker)
+      .route(from: "counter.count", to: "probe.count")
   }
 
-  func startHub(step: Int = 1, extra: String = "", environment: [String: String] = [:]) throws -> HubUnderTest {
+  func startHub(
+    step: Int = 1, worker: KeyValuePairs<String, HubTOML.Value> = ["hang_timeout_ms": 1500],
+    environment: [String: String] = [:]
+  ) throws -> HubUnderTest {
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift", "fault"])
-    try harness.writeConfig(config(harness, step: step, extra: extra))
+    try harness.writeConfig(config(harness, step: step, worker: worker))
     try harness.start(environment: environment)
     return harness
   }
@@ -97,13 +90,13 @@ import Testing
     let notify = try NotifySocket()
     // WATCHDOG_USEC = 1 s: the hub pings every 0.5 s.
     let harness = try startHub(
-      extra: "stop_timeout_ms = 4000\nhang_timeout_ms = 60000",
+      worker: ["stop_timeout_ms": 4000, "hang_timeout_ms": 60000],
       environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
     try eventually("watchdog pings") { notify.count("WATCHDOG=1") >= 2 }
     // The worker hangs; a reload that changes it must wait for its stop (4 s), then SIGTERM.
     #expect(try harness.cli("send", "worker.command", "hang").status == 0)
     try harness.process!.waitForLine(containing: "injecting fault: hang")
-    try harness.writeConfig(config(harness, step: 1, extra: "stop_timeout_ms = 3999\nhang_timeout_ms = 60000"))
+    try harness.writeConfig(config(harness, step: 1, worker: ["stop_timeout_ms": 3999, "hang_timeout_ms": 60000]))
     harness.process!.signal(SIGHUP)
     try harness.process!.waitForLine(containing: "SIGHUP: reloading")
     let pingsBefore = notify.count("WATCHDOG=1")

@@ -31,23 +31,13 @@ import Testing
   /// `patchbay demo --standalone`: the same button drives the hub's own scenes on the Hue
   /// simulator, and the schedule plugin's clock runs a third scene.
   @Test func theStandaloneStoryRunsScenesAndTheClock() throws {
-    let directory = try TemporaryDirectory("patchbay-demo-standalone")
-    let result = try runProgram(
-      BuildProducts.executable("patchbay"), ["demo", "--standalone", "--directory", directory.path], within: 300)
-    #expect(result.status == 0, "\(result.output)")
+    let result = try Self.demo("patchbay-demo-standalone", ["--standalone"])
     let milestones = [
       "1. Single click: scene good_morning", "light 1: on, bri 80 %, ct 250", "light 2: on, bri 80 %, ct 250",
       "2. Single click again: scene good_night", "light 1: off", "light 2: off",
       "3. The clock", "light 3: on, bri 40 %, ct 400", "Demo complete",
     ]
-    var searchFrom = result.output.startIndex
-    for milestone in milestones {
-      guard let found = result.output.range(of: milestone, range: searchFrom..<result.output.endIndex) else {
-        Issue.record("missing, or out of order: \(milestone)\n--- output:\n\(result.output)")
-        return
-      }
-      searchFrom = found.upperBound
-    }
+    Self.expect(milestones, inOrderIn: result.output)
   }
 
   /// `patchbay demo --ble`: a simulated Flic 2 through the BlueZ stand-in on a private system
@@ -58,10 +48,7 @@ import Testing
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
       "needs dbus-daemon and python3-dbusmock (scripts/bootstrap demo)"))
   func theBedsideStoryPlaysOutWithAFlic2ThroughBlueZ() throws {
-    let directory = try TemporaryDirectory("patchbay-demo-ble")
-    let result = try runProgram(
-      BuildProducts.executable("patchbay"), ["demo", "--ble", "--directory", directory.path], within: 300)
-    #expect(result.status == 0, "\(result.output)")
+    let result = try Self.demo("patchbay-demo-ble", ["--ble"])
     let milestones = [
       "1. Pairing", "paired button (80:E4:DA:71:B6:8E", "bedside.button.connected true",
       "2. Single click", "setValue ws_morning.On = true", "scene 'Good Morning' ran",
@@ -71,21 +58,11 @@ import Testing
     ]
     // The click made out of range arrives flagged as queued.
     #expect(result.output.contains(#""queued":true"#), "\(result.output)")
-    var searchFrom = result.output.startIndex
-    for milestone in milestones {
-      guard let found = result.output.range(of: milestone, range: searchFrom..<result.output.endIndex) else {
-        Issue.record("missing, or out of order: \(milestone)\n--- output:\n\(result.output)")
-        return
-      }
-      searchFrom = found.upperBound
-    }
+    Self.expect(milestones, inOrderIn: result.output)
   }
 
   @Test func theBedsideStoryPlaysOutEndToEnd() throws {
-    let directory = try TemporaryDirectory("patchbay-demo-test")
-    let result = try runProgram(
-      BuildProducts.executable("patchbay"), ["demo", "--directory", directory.path], within: 300)
-    #expect(result.status == 0, "\(result.output)")
+    let result = try Self.demo("patchbay-demo-test")
     let output = result.output
     // Each step's HomeKit outcome comes after its press, in this order.
     let milestones = [
@@ -104,6 +81,22 @@ import Testing
       "dropped or refused 0 for exceeding its rate",
       "Demo complete",
     ]
+    Self.expect(milestones, inOrderIn: output)
+    // The momentary switch: turned on, then off again by the hub itself.
+    #expect(output.contains("setValue ws_morning.On = false"))
+  }
+
+  /// `patchbay demo ARGUMENTS` in a fresh folder, which must end well; its result.
+  static func demo(_ folder: String, _ arguments: [String] = []) throws -> (status: Int32, output: String) {
+    let directory = try TemporaryDirectory(folder)
+    let result = try runProgram(
+      BuildProducts.executable("patchbay"), ["demo"] + arguments + ["--directory", directory.path], within: 300)
+    #expect(result.status == 0, "\(result.output)")
+    return result
+  }
+
+  /// Each milestone in `output`, in this order.
+  static func expect(_ milestones: [String], inOrderIn output: String) {
     var searchFrom = output.startIndex
     for milestone in milestones {
       guard let found = output.range(of: milestone, range: searchFrom..<output.endIndex) else {
@@ -112,8 +105,6 @@ import Testing
       }
       searchFrom = found.upperBound
     }
-    // The momentary switch: turned on, then off again by the hub itself.
-    #expect(output.contains("setValue ws_morning.On = false"))
   }
 
   @Test func theShippedBedsideExampleChecks() throws {

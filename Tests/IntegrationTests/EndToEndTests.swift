@@ -13,35 +13,18 @@ import Testing
     try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.counter]
-      plugin = "counter"
-      step = 5
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(harness.directory.path)/probe.jsonl"
-      ports = [{ name = "count", type = "integer", kind = "state" },
-               { name = "press", type = "button", kind = "event" },
-               { name = "even", type = "bool", kind = "state" }]
-
-      # C -> Swift
-      [[routes]]
-      from = "counter.count"
-      to = "probe.count"
-
-      # Swift -> C, through a transform: only clicks increment.
-      [[routes]]
-      from = "probe.press.out"
-      filter = ["click"]
-      to = "counter.increment"
-
-      # A cycle transform on the way back into Swift.
-      [[routes]]
-      from = "probe.count.out"
-      to = "probe.even"
-      cycle = [true, false]
-      """)
+      HubTOML()
+        .instance("counter", plugin: "counter", ["step": 5])
+        .probe(
+          record: harness.path + "/probe.jsonl",
+          ports: [.state("count", "integer"), .event("press", "button"), .state("even", "bool")]
+        )
+        // C -> Swift
+        .route(from: "counter.count", to: "probe.count")
+        // Swift -> C, through a transform: only clicks increment.
+        .route(from: "probe.press.out", to: "counter.increment", ["filter": ["click"]])
+        // A cycle transform on the way back into Swift.
+        .route(from: "probe.count.out", to: "probe.even", ["cycle": [true, false]]))
     try harness.start()
     // The counter publishes 0 at start; it reaches the Swift plugin.
     try eventually("count 0 recorded") { harness.lines("probe.jsonl").contains(#"{"port":"count","value":0}"#) }
@@ -100,21 +83,8 @@ import Testing
       name: "nosymbol", source: HubUnderTest.counterSource, defines: ["-DPB_TEST_DESCRIBE_SYMBOL=something_else"])
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.future]
-      plugin = "future"
-      [instances.nosymbol]
-      plugin = "nosymbol"
-      [instances.counter]
-      plugin = "counter"
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(harness.directory.path)/probe.jsonl"
-      ports = [{ name = "count", type = "integer", kind = "state" }]
-      [[routes]]
-      from = "counter.count"
-      to = "probe.count"
-      """)
+      Self.counterToProbe(
+        harness, HubTOML().instance("future", plugin: "future").instance("nosymbol", plugin: "nosymbol")))
     let check = try harness.cli("check")
     #expect(check.status == 1)
     #expect(check.output.contains("built for plugin ABI 2.0, this hub speaks ABI 1.3"))
@@ -137,28 +107,13 @@ import Testing
     try harness.compileCPlugin(name: "counter", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift", "fault"])
     try harness.writeConfig(
-      """
-      [instances.crashy]
-      plugin = "fault"
-      on_start = "segfault"
-      max_restarts = 2
-      backoff_initial_ms = 50
-
-      [instances.aborter]
-      plugin = "fault"
-      on_input = "abort"
-      restart = "temporary"
-
-      [instances.counter]
-      plugin = "counter"
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(harness.directory.path)/probe.jsonl"
-      ports = [{ name = "count", type = "integer", kind = "state" }]
-      [[routes]]
-      from = "counter.count"
-      to = "probe.count"
-      """)
+      Self.counterToProbe(
+        harness,
+        HubTOML()
+          .instance(
+            "crashy", plugin: "fault", ["on_start": "segfault", "max_restarts": 2, "backoff_initial_ms": 50]
+          )
+          .instance("aborter", plugin: "fault", ["on_input": "abort", "restart": "temporary"])))
     try harness.start()
     let hub = harness.process!
     try hub.waitForLine(containing: "killed by signal SIGSEGV")
@@ -172,5 +127,13 @@ import Testing
     #expect(status.output.contains("crashy: failed since"))
     #expect(hub.isRunning)
     try harness.stop()
+  }
+
+  /// `config`, then the C counter and a probe recording its count.
+  static func counterToProbe(_ harness: HubUnderTest, _ config: HubTOML) -> HubTOML {
+    config
+      .instance("counter", plugin: "counter")
+      .probe(record: harness.path + "/probe.jsonl", ports: [.state("count", "integer")])
+      .route(from: "counter.count", to: "probe.count")
   }
 }

@@ -10,11 +10,7 @@ import Testing
 /// (its parent-death signal was tied to the short-lived thread that spawned it).
 @Suite(.serialized) struct RestartKeepsNewProcessTests {
   func startCounterHub() throws -> HubUnderTest {
-    let harness = try HubUnderTest("patchbay-it")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c", ["stop_timeout_ms": 2000]))
+    let harness = try HubUnderTest.withCounter("patchbay-it", ["stop_timeout_ms": 2000])
     try harness.start()
     return harness
   }

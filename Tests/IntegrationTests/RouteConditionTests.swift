@@ -4,28 +4,15 @@ import Testing
 
 /// `when` on a route: it fires only while a state output's retained value matches.
 @Suite(.serialized) struct RouteConditionTests {
-  func config(_ harness: HubUnderTest, when: String) -> String {
-    """
-    [instances.counter]
-    plugin = "example-c"
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(harness.directory.path)/probe.jsonl"
-    ports = [{ name = "mode", type = "text", kind = "state" },
-             { name = "lamp", type = "light", kind = "state" },
-             { name = "press", type = "button", kind = "event" },
-             { name = "count", type = "integer", kind = "event" }]
-
-    [[routes]]
-    from = "probe.press.out"
-    to = "counter.increment"
-    when = \(when)
-
-    [[routes]]
-    from = "counter.count"
-    to = "probe.count"
-    """
+  func config(_ harness: HubUnderTest, when: HubTOML.Value) -> HubTOML {
+    HubTOML()
+      .instance("counter", plugin: "example-c")
+      .probe(
+        record: harness.path + "/probe.jsonl",
+        ports: [.state("mode", "text"), .state("lamp", "light"), .event("press", "button"), .event("count", "integer")]
+      )
+      .route(from: "probe.press.out", to: "counter.increment", ["when": when])
+      .route(from: "counter.count", to: "probe.count")
   }
 
   func counts(_ harness: HubUnderTest) -> [String] {
@@ -37,9 +24,8 @@ import Testing
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      config(harness, when: #"{ port = "probe.mode.out", equals = "away" }"#)
-        + "\n[[routes]]\nfrom = \"probe.press.out\"\nto = \"counter.increment\"\nwhen = \"probe.lamp.out.on == true\"\n"
-    )
+      config(harness, when: ["port": "probe.mode.out", "equals": "away"])
+        .route(from: "probe.press.out", to: "counter.increment", ["when": "probe.lamp.out.on == true"]))
     #expect(try harness.cli("check").status == 0)
     try harness.start()
     try eventually("the counter's first count arrived") { counts(harness).count == 1 }
@@ -65,18 +51,19 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
     try harness.linkBuiltPlugins(["example-swift"])
-    for (when, expected) in [
-      (#"{ port = "probe.mode.out", equals = 3 }"#, "probe.mode.out is text"),
-      (#""probe.mdoe.out == away""#, "did you mean 'mode.out'"),
-      (#""probe.press.out == click""#, "is an event port"),
-      (#""probe.lamp.out.onn == true""#, "did you mean 'on'"),
-      (#"{ port = "probe.mode.out" }"#, "exactly one of equals and not_equals"),
-    ] {
+    let conditions: [(when: HubTOML.Value, expected: String)] = [
+      (["port": "probe.mode.out", "equals": 3], "probe.mode.out is text"),
+      ("probe.mdoe.out == away", "did you mean 'mode.out'"),
+      ("probe.press.out == click", "is an event port"),
+      ("probe.lamp.out.onn == true", "did you mean 'on'"),
+      (["port": "probe.mode.out"], "exactly one of equals and not_equals"),
+    ]
+    for (when, expected) in conditions {
       try harness.writeConfig(config(harness, when: when))
       let check = try harness.cli("check")
-      #expect(check.status != 0, "\(when)")
+      #expect(check.status != 0, "\(when.toml)")
       #expect(check.output.contains("routes[1].when"), "\(check.output)")
-      #expect(check.output.contains(expected), "\(when): \(check.output)")
+      #expect(check.output.contains(expected), "\(when.toml): \(check.output)")
     }
   }
 }

@@ -6,41 +6,21 @@ import Testing
 /// `check`; a loop through plugins that echo what they get is cut by the hop count each routed
 /// value carries, logged once per route and counted in status; a two-way sync still settles.
 @Suite(.serialized) struct RouteLoopTests {
-  static let probe = """
-    [instances.probe]
-    plugin = "example-swift"
-    record = "PATH/probe.jsonl"
-    ports = [{ name = "ticks", type = "integer", kind = "event" },
-             { name = "ping", type = "trigger", kind = "event" },
-             { name = "lamp", type = "bool", kind = "state" }]
-    """
-
-  func probe(_ harness: HubUnderTest) -> String { Self.probe.replacingOccurrences(of: "PATH", with: harness.path) }
+  func probe(_ harness: HubUnderTest) -> HubTOML {
+    HubTOML().probe(
+      record: harness.path + "/probe.jsonl",
+      ports: [.event("ticks", "integer"), .event("ping", "trigger"), .state("lamp", "bool")])
+  }
 
   @Test func checkRefusesScenesThatTriggerThemselvesOrEachOther() throws {
     let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
     try harness.writeConfig(
-      probe(harness) + """
-
-        [scenes.s]
-        "probe.lamp" = true
-        [scenes.a]
-        "probe.lamp" = true
-        [scenes.b]
-        "probe.lamp" = false
-
-        [[routes]]
-        from = "scene.s.activated"
-        to = "scene.s"
-
-        [[routes]]
-        from = "scene.a.activated"
-        to = "scene.b"
-
-        [[routes]]
-        from = "scene.b.activated"
-        to = ["probe.ping", "scene.a"]
-        """)
+      probe(harness)
+        .table("scenes.s", ["probe.lamp": true])
+        .table("scenes.a", ["probe.lamp": true])
+        .table("scenes.b", ["probe.lamp": false])
+        .routes(["scene.s.activated": "scene.s", "scene.a.activated": "scene.b"])
+        .arrayTable("routes", ["from": "scene.b.activated", "to": ["probe.ping", "scene.a"]]))
     let check = try harness.check()
     print("patchbay check of the scene loops (exit \(check.status)):\n\(check.output)")
     #expect(check.status != 0)
@@ -61,23 +41,9 @@ import Testing
   @Test func aLoopThroughAPluginIsCutCountedAndLoggedOnce() throws {
     let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
     try harness.writeConfig(
-      probe(harness) + """
-
-        [scenes.s]
-        "probe.lamp" = true
-
-        [[routes]]
-        from = "probe.ticks.out"
-        to = "probe.ticks"
-
-        [[routes]]
-        from = "scene.s.activated"
-        to = "probe.ping"
-
-        [[routes]]
-        from = "probe.ping.out"
-        to = "scene.s"
-        """)
+      probe(harness)
+        .table("scenes.s", ["probe.lamp": true])
+        .routes(["probe.ticks.out": "probe.ticks", "scene.s.activated": "probe.ping", "probe.ping.out": "scene.s"]))
     #expect(try harness.check().status == 0)
     try harness.start()
     try harness.waitUntilRunning("probe")
@@ -109,28 +75,15 @@ import Testing
 
   @Test func aSwitchMirroredBetweenTwoPluginsSettles() throws {
     let harness = try HubUnderTest("patchbay-it", plugins: ["example-swift"])
-    func mirror(_ name: String) -> String {
-      """
-      [instances.\(name)]
-      plugin = "example-swift"
-      record = "\(harness.path)/\(name).jsonl"
-      ports = [{ name = "switch", type = "bool", kind = "state" },
-               { name = "press", type = "integer", kind = "event" }]
-
-      """
+    func mirror(_ name: String) -> HubTOML {
+      HubTOML().probe(
+        name, record: harness.path + "/\(name).jsonl", ports: [.state("switch", "bool"), .event("press", "integer")])
     }
     // Both echo every input to their output (example-swift mirrors): the state settles because
     // an echoed state that changes nothing is not passed on again.
     try harness.writeConfig(
-      mirror("left") + mirror("right") + """
-        [[routes]]
-        from = "left.switch.out"
-        to = "right.switch"
-
-        [[routes]]
-        from = "right.switch.out"
-        to = "left.switch"
-        """)
+      mirror("left") + mirror("right")
+        + HubTOML().routes(["left.switch.out": "right.switch", "right.switch.out": "left.switch"]))
     try harness.start()
     try harness.waitUntilRunning("left", "right")
     try harness.send("left.switch", "true")

@@ -5,42 +5,24 @@ import Testing
 /// Scenes: many ports set at once, from a route, `patchbay scene` or `patchbay send`, with
 /// `scene.NAME.activated` to route from, and type-checked by `patchbay check`.
 @Suite(.serialized) struct SceneTests {
-  func config(_ harness: HubUnderTest, scene: String) -> String {
-    """
-    [instances.counter]
-    plugin = "example-c"
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(harness.directory.path)/probe.jsonl"
-    ports = [{ name = "lamp", type = "light", kind = "state" },
-             { name = "night", type = "bool", kind = "state" },
-             { name = "press", type = "button", kind = "event" },
-             { name = "count", type = "integer", kind = "event" }]
-
-    \(scene)
-
-    [[routes]]
-    from = "probe.press.out"
-    filter = ["double_click"]
-    to = "scene.good_night"
-
-    [[routes]]
-    from = "scene.good_night.activated"
-    to = "counter.increment"
-
-    [[routes]]
-    from = "counter.count"
-    to = "probe.count"
-    """
+  /// The counter, a probe and `scene` (its text kept as written where check's reading of it
+  /// is under test), routed so that a double click activates it and its activation counts.
+  func config(_ harness: HubUnderTest, scene: HubTOML) -> HubTOML {
+    HubTOML()
+      .instance("counter", plugin: "example-c")
+      .probe(
+        record: harness.path + "/probe.jsonl",
+        ports: [
+          .state("lamp", "light"), .state("night", "bool"), .event("press", "button"), .event("count", "integer"),
+        ]
+      ) + scene
+      + HubTOML()
+      .route(from: "probe.press.out", to: "scene.good_night", ["filter": ["double_click"]])
+      .routes(["scene.good_night.activated": "counter.increment", "counter.count": "probe.count"])
   }
 
-  static let goodNight = """
-    [scenes.good_night]
-    "probe.lamp" = { on = false }
-    "probe.night" = true
-    "counter.set" = 40
-    """
+  static let goodNight = HubTOML().table(
+    "scenes.good_night", ["probe.lamp": ["on": false], "probe.night": true, "counter.set": 40])
 
   @Test func aSceneSetsEveryPortAndAnnouncesItself() throws {
     let harness = try HubUnderTest("patchbay-it")
@@ -86,13 +68,14 @@ import Testing
     try harness.writeConfig(
       config(
         harness,
-        scene: """
+        scene: HubTOML().raw(
+          """
           [scenes.good_night]
           "probe.lamp" = { on = "no" }
           "probe.nigth" = true
           "counter.count" = 1
           "counter.set" = "forty"
-          """))
+          """)))
     let check = try harness.cli("check")
     #expect(check.status != 0)
     #expect(check.output.contains("scenes.good_night.\"probe.lamp\""), "\(check.output)")
@@ -100,7 +83,7 @@ import Testing
     #expect(check.output.contains("'counter.count' is an output port"), "\(check.output)")
     #expect(check.output.contains("counter.set takes integer"), "\(check.output)")
     // A bare dotted key is a table in TOML: explained, not misread.
-    try harness.writeConfig(config(harness, scene: "[scenes.good_night]\nprobe.night = true\n"))
+    try harness.writeConfig(config(harness, scene: HubTOML().raw("[scenes.good_night]\nprobe.night = true\n")))
     let bare = try harness.cli("check")
     #expect(bare.output.contains("in quotes"), "\(bare.output)")
   }

@@ -10,14 +10,16 @@ import Testing
 /// names the first, which keeps running and answering; a hub only ever removes a stale socket.
 @Suite(.serialized) struct SecondHubTests {
   func startFirstHub() throws -> HubUnderTest {
-    let harness = try HubUnderTest("patchbay-second")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter("patchbay-second")
     try harness.start()
     try harness.waitUntilRunning("counter")
     return harness
+  }
+
+  /// A second hub's `[hub]` table, whose paths may be the first's.
+  static func hub(state: String, socket: String, plugins: String) -> HubTOML {
+    HubTOML().table(
+      "hub", ["state_directory": .string(state), "control_socket": .string(socket), "plugin_path": [.string(plugins)]])
   }
 
   /// `patchbay run` on `config`, which must end by itself; its exit status and output.
@@ -45,15 +47,8 @@ import Testing
     defer { _ = try? first.stop() }
     let config = try first.directory.write(
       "other.toml",
-      """
-      [hub]
-      state_directory = "\(first.stateDirectory)"
-      control_socket = "\(first.socketPath)"
-      plugin_path = ["\(first.path)/no-plugins"]
-
-      [instances.lamp]
-      plugin = "not-installed"
-      """)
+      Self.hub(state: first.stateDirectory, socket: first.socketPath, plugins: first.path + "/no-plugins")
+        .instance("lamp", plugin: "not-installed").toml)
     let (status, output) = try runAndWaitForExit(config)
     #expect(status == 1, "\(output)")
     #expect(output.contains("another hub (pid \(first.process!.pid))"), "\(output)")
@@ -66,15 +61,8 @@ import Testing
     defer { _ = try? first.stop() }
     let config = try first.directory.write(
       "other-state.toml",
-      """
-      [hub]
-      state_directory = "\(first.path)/other-state"
-      control_socket = "\(first.socketPath)"
-      plugin_path = ["\(first.pluginDirectory)"]
-
-      [instances.counter]
-      plugin = "example-c"
-      """)
+      Self.hub(state: first.path + "/other-state", socket: first.socketPath, plugins: first.pluginDirectory)
+        .instance("counter", plugin: "example-c").toml)
     let (status, output) = try runAndWaitForExit(config)
     #expect(status == 1, "\(output)")
     #expect(output.contains("control socket \(first.socketPath) is in use"), "\(output)")
@@ -93,11 +81,7 @@ import Testing
   }
 
   @Test func aControlSocketPathThatIsARegularFileIsNeverDeleted() throws {
-    let harness = try HubUnderTest("patchbay-socketfile")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter("patchbay-socketfile")
     try "precious\n".write(toFile: harness.socketPath, atomically: false, encoding: .utf8)
     let check = try harness.check()
     #expect(check.status == 1, "\(check.output)")

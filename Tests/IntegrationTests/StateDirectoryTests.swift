@@ -24,16 +24,10 @@ import Testing
     let elsewhere = harness.path + "/elsewhere"
     try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(atPath: instances + "/linked", withDestinationPath: elsewhere)
-    let plugin = { (name: String) in
-      """
-      [instances.\(name)]
-      plugin = "example-swift"
-      record = "\(harness.path)/\(name).jsonl"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-
-      """
-    }
-    try harness.writeConfig(plugin("old") + plugin("fresh") + plugin("linked"))
+    try harness.writeConfig(
+      ["old", "fresh", "linked"].reduce(HubTOML()) {
+        $0.probe($1, record: harness.path + "/\($1).jsonl", ports: [.event("seen", "integer")])
+      })
     try harness.start()
     try harness.waitUntilRunning("old", "fresh")
 

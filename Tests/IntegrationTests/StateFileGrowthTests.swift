@@ -7,11 +7,7 @@ import Testing
 /// temp files that `kill -9` left are gone; the hub answers `status` throughout.
 @Suite(.serialized) struct StateFileGrowthTests {
   func makeHub() throws -> HubUnderTest {
-    let harness = try HubUnderTest("patchbay-growth")
-    try harness.compileCPlugin(name: "example-c", source: HubUnderTest.counterSource)
-    try harness.writeConfig(
-      HubTOML()
-        .instance("counter", plugin: "example-c"))
+    let harness = try HubUnderTest.withCounter("patchbay-growth")
     try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
     return harness
   }

@@ -9,41 +9,25 @@ import Testing
 /// Restart, hang detection, buffering while down, persistence, reload and shutdown, with real
 /// processes. No timing assertions: every wait is for a condition, with a generous deadline.
 @Suite(.serialized) struct SupervisorTests {
-  func faultConfig(_ harness: HubUnderTest, extra: String = "") -> String {
-    """
-    [instances.worker]
-    plugin = "fault"
-    record = "\(harness.directory.path)/worker.txt"
-    backoff_initial_ms = 100
-    heartbeat_interval_ms = 200
-    hang_timeout_ms = 1500
-    \(extra)
-
-    [instances.counter]
-    plugin = "example-c"
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(harness.directory.path)/probe.jsonl"
-    ports = [{ name = "count", type = "integer", kind = "state" },
-             { name = "scene", type = "bool", kind = "state" },
-             { name = "press", type = "button", kind = "event" }]
-
-    [[routes]]
-    from = "counter.count"
-    to = "worker.events"
-
-    [[routes]]
-    from = "counter.count"
-    to = "probe.count"
-
-    [[routes]]
-    name = "bedside"
-    from = "probe.press.out"
-    filter = ["click"]
-    to = "probe.scene"
-    cycle = [true, false]
-    """
+  /// A fault worker recording what its events port gets, the C counter (with `counter`'s
+  /// settings) feeding it and a probe, and a probe's click cycling its scene.
+  func faultConfig(_ harness: HubUnderTest, counter: KeyValuePairs<String, HubTOML.Value> = [:]) -> HubTOML {
+    HubTOML()
+      .instance(
+        "worker", plugin: "fault",
+        [
+          "record": .string(harness.path + "/worker.txt"), "backoff_initial_ms": 100, "heartbeat_interval_ms": 200,
+          "hang_timeout_ms": 1500,
+        ]
+      )
+      .instance("counter", plugin: "example-c", counter)
+      .probe(
+        record: harness.path + "/probe.jsonl",
+        ports: [.state("count", "integer"), .state("scene", "bool"), .event("press", "button")]
+      )
+      .routes(["counter.count": "worker.events", "counter.count": "probe.count"])
+      .route(
+        from: "probe.press.out", to: "probe.scene", ["name": "bedside", "filter": ["click"], "cycle": [true, false]])
   }
 
   @Test func hungPluginIsKilledAndRestartedAndNothingIsLost() throws {
@@ -105,7 +89,7 @@ import Testing
       return before.count == 3
     }
     try harness.writeConfig(
-      faultConfig(harness).replacingOccurrences(of: "plugin = \"example-c\"", with: "plugin = \"example-c\"\nstep = 2"))
+      faultConfig(harness, counter: ["step": 2]))
     let reload = try harness.cli("reload")
     #expect(reload.status == 0, "\(reload.output)")
     #expect(reload.output.contains("restarted counter"))
@@ -118,7 +102,7 @@ import Testing
     #expect(after["probe"] == before["probe"])
 
     // An invalid config is refused with check's messages; nothing changes.
-    try harness.writeConfig(faultConfig(harness) + "\n[[routes]]\nfrom = \"counter.count\"\nto = \"probe.scene\"\n")
+    try harness.writeConfig(faultConfig(harness).route(from: "counter.count", to: "probe.scene"))
     let refused = try harness.cli("reload")
     #expect(refused.status == 1)
     #expect(refused.output.contains("type mismatch: counter.count is integer but probe.scene is bool"))
@@ -193,23 +177,13 @@ import Testing
   @Test func retainedStateReachesConsumersAfterAHubRestart() throws {
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
-    func config(_ record: String) -> String {
-      """
-      # The source only publishes what it is sent, so after a restart the only 7 the
-      # consumer can see is the hub's retained value.
-      [instances.source]
-      plugin = "example-swift"
-      ports = [{ name = "level", type = "integer", kind = "state" }]
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(harness.directory.path)/\(record)"
-      ports = [{ name = "count", type = "integer", kind = "state" }]
-
-      [[routes]]
-      from = "source.level.out"
-      to = "probe.count"
-      """
+    func config(_ record: String) -> HubTOML {
+      // The source only publishes what it is sent, so after a restart the only 7 the consumer
+      // can see is the hub's retained value.
+      HubTOML()
+        .probe("source", ports: [.state("level", "integer")])
+        .probe(record: harness.path + "/\(record)", ports: [.state("count", "integer")])
+        .route(from: "source.level.out", to: "probe.count")
     }
     try harness.writeConfig(config("probe.jsonl"))
     try harness.start()

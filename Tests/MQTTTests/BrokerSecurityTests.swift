@@ -23,13 +23,8 @@ import Testing
     let passwordFile = try directory.write("hub.password", Self.password + "\n")
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        protocol = "5"
-        username = "hub"
-        password_file = "\(passwordFile)"
-        """)
+      mqtt: .mqttBroker(
+        port: broker.port, ["protocol": "5", "username": "hub", "password_file": .string(passwordFile)]))
     try hub.waitConnected()
     #expect(hub.process.output.contains("(MQTT 5)"))
     try hub.process.terminate(within: 60)
@@ -44,13 +39,8 @@ import Testing
     let passwordFile = try directory.write("wrong.password", "not-the-password")
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        username = "hub"
-        password_file = "\(passwordFile)"
-        retry_max_s = 1
-        """)
+      mqtt: .mqttBroker(
+        port: broker.port, ["username": "hub", "password_file": .string(passwordFile), "retry_max_s": 1]))
     try eventually("refusals, retried; output:\n\(hub.process.output)", within: 60) {
       hub.process.lines.filter { $0.contains("the broker refused the connection: Connection Refused: not authorised") }
         .count >= 2 && hub.process.lines.contains { $0.contains("next try in") }
@@ -64,12 +54,8 @@ import Testing
     let broker = try MosquittoBroker(directory: directory)
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        username = "hub"
-        password_file = "\(directory.path)/absent.password"
-        """)
+      mqtt: .mqttBroker(
+        port: broker.port, ["username": "hub", "password_file": "\(directory.path)/absent.password"]))
     try hub.process.waitForLine(
       containing: "password_file '\(directory.path)/absent.password' cannot be read", within: 60)
   }

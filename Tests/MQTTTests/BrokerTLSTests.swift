@@ -49,15 +49,10 @@ import Testing
   func hub(_ broker: MosquittoBroker, ca: String, verify: Bool? = nil) throws -> MQTTHub {
     try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        retry_max_s = 1
-
-        [instances.mqtt.tls]
-        ca_file = "\(directory.path)/\(ca).crt"
-        \(verify.map { "verify = \($0)" } ?? "")
-        """)
+      mqtt: .mqttBroker(port: broker.port, ["retry_max_s": 1])
+        .table(
+          "instances.mqtt.tls",
+          [("ca_file", "\(directory.path)/\(ca).crt")] + (verify.map { [("verify", .bool($0))] } ?? [])))
   }
 
   @Test func aBrokerCertificateFromTheConfiguredCAIsAccepted() throws {

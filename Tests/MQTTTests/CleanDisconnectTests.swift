@@ -19,12 +19,7 @@ import Testing
     for round in 1...3 {
       let hub = try MQTTHub(
         directory: directory,
-        mqtt: """
-          host = "127.0.0.1"
-          port = \(broker.port)
-          keepalive_s = 5
-          base_topic = "patchbay/farewell"
-          """)
+        mqtt: .mqttBroker(port: broker.port, ["keepalive_s": 5, "base_topic": "patchbay/farewell"]))
       try hub.waitConnected()
       try eventually("online \(round) times; seen: \(watch.messages)") {
         watch.payloads(on: event).filter { $0 == "online" }.count == round
@@ -51,11 +46,7 @@ import Testing
     let watch = try broker.subscribe([status, event])
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        base_topic = "patchbay/vanish"
-        """)
+      mqtt: .mqttBroker(port: broker.port, ["base_topic": "patchbay/vanish"]))
     try hub.waitConnected()
     try eventually("online on the event topic; seen: \(watch.messages)") { watch.payloads(on: event) == ["online"] }
     // SIGKILL: its plugin host dies with it, no clean goodbye.

@@ -21,28 +21,12 @@ import Testing
     let flicdPort = flicd.port
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-
-        [[instances.mqtt.topics]]
-        name = "bedside"
-        type = "button"
-        kind = "event"
-        publish = "home/bedside/action"
-        """,
-      extra: """
-        [instances.buttons]
-        plugin = "flic"
-        port = \(flicdPort)
-        [[instances.buttons.buttons]]
-        name = "bedside"
-        address = "\(bedside)"
-
-        [[routes]]
-        from = "buttons.bedside.button"
-        to = "mqtt.bedside"
-        """)
+      mqtt: .mqttBroker(port: broker.port).topic(
+        "bedside", "button", ["kind": "event", "publish": "home/bedside/action"]),
+      extra: HubTOML()
+        .instance("buttons", plugin: "flic", ["port": .integer(flicdPort)])
+        .arrayTable("instances.buttons.buttons", ["name": "bedside", "address": .string(bedside)])
+        .route(from: "buttons.bedside.button", to: "mqtt.bedside"))
     try hub.waitConnected()
     try flicd.control("wait-channel \(bedside) 60")
 
@@ -79,42 +63,19 @@ import Testing
     let homebridge = try SimulatorUnderTest(.homebridge, directory: directory)
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-
-        [[instances.mqtt.topics]]
-        name = "good_morning"
-        type = "bool"
-        subscribe = "home/scene/good_morning/set"
-        payload_on = "ON"
-        payload_off = "OFF"
-
-        [[instances.mqtt.topics]]
-        name = "desk_brightness"
-        type = "integer"
-        subscribe = "home/desk/brightness/set"
-        """,
-      extra: """
-        [instances.homekit]
-        plugin = "homebridge-websocket"
-        url = "ws://127.0.0.1:\(homebridge.port)"
-        [[instances.homekit.accessories]]
-        name = "ws_morning"
-        service = "Switch"
-        [[instances.homekit.accessories]]
-        name = "desk"
-        service = "Lightbulb"
-        characteristics = ["brightness"]
-
-        [[routes]]
-        from = "mqtt.good_morning"
-        to = "homekit.ws_morning.on"
-
-        [[routes]]
-        from = "mqtt.desk_brightness"
-        to = "homekit.desk.brightness"
-        """)
+      mqtt: .mqttBroker(port: broker.port)
+        .topic(
+          "good_morning", "bool",
+          ["subscribe": "home/scene/good_morning/set", "payload_on": "ON", "payload_off": "OFF"]
+        )
+        .topic("desk_brightness", "integer", ["subscribe": "home/desk/brightness/set"]),
+      extra: HubTOML()
+        .instance("homekit", plugin: "homebridge-websocket", ["url": "ws://127.0.0.1:\(homebridge.port)"])
+        .arrayTable("instances.homekit.accessories", ["name": "ws_morning", "service": "Switch"])
+        .arrayTable(
+          "instances.homekit.accessories", ["name": "desk", "service": "Lightbulb", "characteristics": ["brightness"]]
+        )
+        .routes(["mqtt.good_morning": "homekit.ws_morning.on", "mqtt.desk_brightness": "homekit.desk.brightness"]))
     try hub.waitConnected()
     try homebridge.process.waitForLine(containing: "add desk (Lightbulb)", within: 60)
     // The mqtt instance's subscriptions are in place once a ping through the broker shows.

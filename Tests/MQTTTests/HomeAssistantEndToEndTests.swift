@@ -191,24 +191,11 @@ import Testing
       ("word", #"{"state":"x"}"#, #"state "x" is not "ON" or "OFF""#),
       ("kelvin", #"{"color_temp":"warm"}"#, #"color_temp "warm" is not a mired value 153...500"#),
     ]
-    let lights = (bad.map(\.name) + ["bytes", "warm"]).map {
-      """
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "\($0)"
-      component = "light"
-      """
-    }
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        base_topic = "patchbay/test"
-
-        [instances.mqtt.home_assistant]
-        \(lights.joined())
-        """)
+      mqtt: (bad.map(\.name) + ["bytes", "warm"]).reduce(
+        HubTOML.mqttBroker(port: broker.port, ["base_topic": "patchbay/test"]).table("instances.mqtt.home_assistant")
+      ) { $0.homeAssistantEntity($1, "light") })
     try hub.waitConnected()
     let watch = try hub.watchReady(broker: broker)
     for command in bad { try broker.publish("patchbay/test/ha/\(command.name)/set", command.payload) }

@@ -8,18 +8,10 @@ import Testing
 /// Home Assistant devices, entities and status topics stay apart, and one hub's last will marks
 /// only its own entities offline.
 @Suite(.serialized) struct HomeAssistantHubIdentityTests {
-  static func config(port: Int) -> String {
-    """
-    host = "127.0.0.1"
-    port = \(port)
-    keepalive_s = 5
-
-    [instances.mqtt.home_assistant]
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "desk_lamp"
-    component = "switch"
-    """
+  static func config(port: Int) -> HubTOML {
+    HubTOML.mqttBroker(port: port, ["keepalive_s": 5])
+      .table("instances.mqtt.home_assistant")
+      .homeAssistantEntity("desk_lamp", "switch")
   }
 
   /// The id the hub keeps in the instance's state directory.

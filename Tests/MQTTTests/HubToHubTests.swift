@@ -13,64 +13,26 @@ import Testing
     let atticDirectory = try TemporaryDirectory("patchbay-mqtt-attic")
     let bedroomDirectory = try TemporaryDirectory("patchbay-mqtt-bedroom")
     let broker = try MosquittoBroker(directory: brokerDirectory)
+    let shared: [HubTOML.Port] = [.event("counter", "integer"), .state("mode", "text")]
+    func settings(hubName: String) -> HubTOML {
+      .mqttBroker(
+        port: broker.port, ["hub_name": .string(hubName), "protocol": .string(protocolVersion), "retry_max_s": 1])
+    }
     let attic = try MQTTHub(
       directory: atticDirectory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        hub_name = "attic"
-        protocol = "\(protocolVersion)"
-        retry_max_s = 1
-
-        [instances.mqtt.share]
-        ports = [{ name = "counter", type = "integer", kind = "event" }, { name = "mode", type = "text", kind = "state" }]
-        """)
+      mqtt: settings(hubName: "attic").table("instances.mqtt.share", ["ports": .ports(shared)]))
     let record = bedroomDirectory.path + "/probe.jsonl"
     let bedroom = try MQTTHub(
       directory: bedroomDirectory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-        hub_name = "bedroom"
-        protocol = "\(protocolVersion)"
-        retry_max_s = 1
-
-        [[instances.mqtt.import]]
-        hub = "attic"
-        port = "counter"
-        type = "integer"
-        kind = "event"
-
-        [[instances.mqtt.import]]
-        hub = "attic"
-        port = "mode"
-        type = "text"
-        kind = "state"
-        """,
-      extra: """
-        [instances.probe]
-        plugin = "example-swift"
-        record = "\(record)"
-        ports = [{ name = "counter", type = "integer", kind = "event" }, { name = "mode", type = "text", kind = "state" }]
-
-        [[routes]]
-        from = "mqtt.import.attic.counter"
-        to = "probe.counter"
-
-        [[routes]]
-        from = "mqtt.import.attic.mode"
-        to = "probe.mode"
-        """)
+      mqtt: settings(hubName: "bedroom").importing(shared[0], from: "attic").importing(shared[1], from: "attic"),
+      extra: HubTOML()
+        .probe(record: record, ports: shared)
+        .routes(["mqtt.import.attic.counter": "probe.counter", "mqtt.import.attic.mode": "probe.mode"]))
     try attic.waitConnected()
     try bedroom.waitConnected()
     let envelopes = try broker.subscribe(["patchbay/attic/mqtt/mode"])
 
-    func recorded(_ port: String) -> [JSONValue] {
-      let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
-      return text.split(separator: "\n").compactMap { JSONValue.parse(String($0)) }.filter {
-        $0["port"] == .string(port)
-      }.compactMap { $0["value"] }
-    }
+    func recorded(_ port: String) -> [JSONValue] { ProbeRecord(path: record).values(port) }
 
     try attic.send("mqtt.share.mode", #""party""#)
     try eventually("state shared; probe: \(recorded("mode"))") { recorded("mode") == [.string("party")] }

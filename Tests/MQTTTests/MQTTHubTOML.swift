@@ -8,6 +8,27 @@ extension HubTOML {
     HubTOML().keys([("host", "127.0.0.1"), ("port", .integer(port))] + pairs.map { ($0.key, $0.value) })
   }
 
+  /// One `[[instances.mqtt.topics]]`: a port `name` of `type` on the broker's topics.
+  func topic(_ name: String, _ type: String, _ pairs: KeyValuePairs<String, Value> = [:]) -> HubTOML {
+    arrayTable(
+      "instances.mqtt.topics", [("name", .string(name)), ("type", .string(type))] + pairs.map { ($0.key, $0.value) })
+  }
+
+  /// One `[[instances.mqtt.import]]`: `port` as the hub `hub` shares it.
+  func importing(_ port: Port, from hub: String) -> HubTOML {
+    arrayTable(
+      "instances.mqtt.import",
+      [("hub", .string(hub)), ("port", .string(port.name)), ("type", .string(port.type))]
+        + (port.kind.map { [("kind", .string($0))] } ?? []))
+  }
+
+  /// One `[[instances.mqtt.zigbee2mqtt]]`: the device `device` of `kind`.
+  func zigbee2mqtt(_ device: String, kind: String, _ pairs: KeyValuePairs<String, Value> = [:]) -> HubTOML {
+    arrayTable(
+      "instances.mqtt.zigbee2mqtt",
+      [("device", .string(device)), ("kind", .string(kind))] + pairs.map { ($0.key, $0.value) })
+  }
+
   /// `[instances.mqtt.home_assistant]`: the hub's own device.
   func homeAssistant(deviceName: String = "Test hub", _ pairs: KeyValuePairs<String, Value> = [:]) -> HubTOML {
     table(
@@ -56,7 +77,9 @@ extension HubTOML {
 
 extension MQTTHub {
   /// A hub whose mqtt instance has `mqtt` for its settings.
-  convenience init(directory: TemporaryDirectory, name: String = "mqtt", mqtt: HubTOML, extra: String = "") throws {
-    try self.init(directory: directory, name: name, mqtt: mqtt.toml, extra: extra)
+  convenience init(directory: TemporaryDirectory, name: String = "mqtt", mqtt: HubTOML, extra: HubTOML = HubTOML())
+    throws
+  {
+    try self.init(directory: directory, name: name, mqtt: mqtt.toml, extra: extra.toml)
   }
 }

@@ -18,19 +18,10 @@ import Testing
   static func hub(_ broker: MosquittoBroker, _ directory: TemporaryDirectory) throws -> MQTTHub {
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: RealHomeAssistantTests.mqtt(port: broker.port, extra: #"base_topic = "patchbay/trigger-test""#) + """
-        [instances.mqtt.home_assistant]
-        device_name = "Test hub"
-
-        [[instances.mqtt.home_assistant.devices]]
-        name = "porch"
-        title = "Porch bulb"
-
-        [[instances.mqtt.home_assistant.entities]]
-        name = "porch_light"
-        component = "switch"
-        device = "porch"
-        """)
+      mqtt: .mqttBroker(port: broker.port, ["base_topic": "patchbay/trigger-test"])
+        .homeAssistant()
+        .homeAssistantDevice("porch", ["title": "Porch bulb"])
+        .homeAssistantEntity("porch_light", "switch", ["device": "porch"]))
     try hub.waitConnected()
     return hub
   }

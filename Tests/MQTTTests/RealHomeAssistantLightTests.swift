@@ -11,21 +11,10 @@ import Testing
 
   init() throws { directory = try TemporaryDirectory("patchbay-real-ha-light") }
 
-  static func light(_ settings: String = "", mireds: String = "") -> String {
-    """
-    [instances.mqtt.home_assistant]
-    device_name = "Test hub"
-    \(settings)
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "desk_lamp"
-    component = "switch"
-
-    [[instances.mqtt.home_assistant.entities]]
-    name = "ceiling"
-    component = "light"
-    \(mireds)
-    """
+  /// The hub's device with a switch and a JSON light (`ceiling`, with `light`'s settings).
+  static func light(_ light: KeyValuePairs<String, HubTOML.Value> = [:]) -> String {
+    HubTOML().homeAssistant().homeAssistantEntity("desk_lamp", "switch").homeAssistantEntity("ceiling", "light", light)
+      .toml
   }
 
   /// HA 2024.1.6 refuses a light announced without `color_mode: true` (what
@@ -57,7 +46,7 @@ import Testing
     let hub = try MQTTHub(
       directory: directory,
       mqtt: RealHomeAssistantTests.mqtt(port: broker.port)
-        + Self.light(mireds: "color_modes = [\"color_temp\"]\nmin_mireds = 200\nmax_mireds = 454"))
+        + Self.light(["color_modes": ["color_temp"], "min_mireds": 200, "max_mireds": 454]))
     try hub.waitConnected()
     var ceiling = ""
     try ha.eventually("the light in HA's registry") {

@@ -24,8 +24,8 @@ import Testing
       .sampleEntities(withDoor: withDoor, described: true).toml
   }
 
-  static func mqtt(port: Int, extra: String = "") -> String {
-    HubTOML.mqttBroker(port: port).raw(extra).toml
+  static func mqtt(port: Int, _ pairs: KeyValuePairs<String, HubTOML.Value> = [:]) -> String {
+    HubTOML.mqttBroker(port: port, pairs).toml
   }
 
   /// HA's registry entry of the mqtt entity whose unique_id ends in `_NAME`.
@@ -191,22 +191,15 @@ import Testing
     let ha = try HomeAssistantUnderTest(directory: directory, release: .ha2025)
     try ha.addMQTT(port: broker.port)
     let second = try TemporaryDirectory("patchbay-real-ha-cellar")
-    let lamp = """
-      [instances.mqtt.home_assistant]
-      device_name = "%@"
-
-      [[instances.mqtt.home_assistant.entities]]
-      name = "desk_lamp"
-      component = "switch"
-      """
+    func lamp(_ device: String) -> String {
+      HubTOML().homeAssistant(deviceName: device).homeAssistantEntity("desk_lamp", "switch").toml
+    }
     let attic = try MQTTHub(
       directory: directory,
-      mqtt: Self.mqtt(port: broker.port, extra: #"hub_name = "attic""#)
-        + lamp.replacingOccurrences(of: "%@", with: "Attic"))
+      mqtt: Self.mqtt(port: broker.port, ["hub_name": "attic"]) + lamp("Attic"))
     var cellar: MQTTHub? = try MQTTHub(
       directory: second,
-      mqtt: Self.mqtt(port: broker.port, extra: #"hub_name = "cellar""#)
-        + lamp.replacingOccurrences(of: "%@", with: "Cellar"))
+      mqtt: Self.mqtt(port: broker.port, ["hub_name": "cellar"]) + lamp("Cellar"))
     try attic.waitConnected()
     try cellar?.waitConnected()
     var devices: [JSONValue] = []

@@ -14,54 +14,21 @@ import Testing
 
   init() throws { directory = try TemporaryDirectory("patchbay-mqtt") }
 
-  func topics(port: Int, extra: String = "") -> String {
-    """
-    host = "127.0.0.1"
-    port = \(port)
-    base_topic = "test/hub"
-    max_payload_bytes = 1024
-    \(extra)
-
-    [[instances.mqtt.topics]]
-    name = "lamp"
-    type = "bool"
-    subscribe = "home/lamp/state"
-    publish = "home/lamp/set"
-    payload_on = "ON"
-    payload_off = "OFF"
-
-    [[instances.mqtt.topics]]
-    name = "temperature"
-    type = "number"
-    subscribe = "home/sensor"
-    json_path = "climate.temperature"
-    min = -40
-    max = 60
-
-    [[instances.mqtt.topics]]
-    name = "doorbell"
-    type = "trigger"
-    subscribe = "home/doorbell"
-
-    [[instances.mqtt.topics]]
-    name = "level"
-    type = "integer"
-    kind = "event"
-    publish = "home/level"
-
-    [[instances.mqtt.topics]]
-    name = "note"
-    type = "text"
-    publish = "home/note"
-    format = "json"
-    json_path = "message"
-
-    [[instances.mqtt.topics]]
-    name = "room_temperature"
-    type = "number"
-    subscribe = "rooms/+/temperature"
-    each = ["kitchen", "hall"]
-    """
+  func topics(port: Int, extra: KeyValuePairs<String, HubTOML.Value> = [:]) -> HubTOML {
+    HubTOML.mqttBroker(port: port, ["base_topic": "test/hub", "max_payload_bytes": 1024])
+      .keys(extra)
+      .topic(
+        "lamp", "bool",
+        ["subscribe": "home/lamp/state", "publish": "home/lamp/set", "payload_on": "ON", "payload_off": "OFF"]
+      )
+      .topic(
+        "temperature", "number",
+        ["subscribe": "home/sensor", "json_path": "climate.temperature", "min": -40, "max": 60]
+      )
+      .topic("doorbell", "trigger", ["subscribe": "home/doorbell"])
+      .topic("level", "integer", ["kind": "event", "publish": "home/level"])
+      .topic("note", "text", ["publish": "home/note", "format": "json", "json_path": "message"])
+      .topic("room_temperature", "number", ["subscribe": "rooms/+/temperature", "each": ["kitchen", "hall"]])
   }
 
   @Test func hubValuesReachTheBrokerAndBrokerMessagesReachPorts() throws {
@@ -155,7 +122,7 @@ import Testing
 
   @Test func theBrokerGoingAwayIsSurvivedAndStateWaitsForIt() throws {
     let broker = try MosquittoBroker(directory: directory)
-    let hub = try MQTTHub(directory: directory, mqtt: topics(port: broker.port, extra: "retry_max_s = 2"))
+    let hub = try MQTTHub(directory: directory, mqtt: topics(port: broker.port, extra: ["retry_max_s": 2]))
     try hub.waitConnected()
     let watch = try hub.watchReady(broker: broker)
 

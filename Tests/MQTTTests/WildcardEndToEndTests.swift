@@ -14,16 +14,8 @@ import Testing
     let broker = try MosquittoBroker(directory: directory)
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-
-        [[instances.mqtt.topics]]
-        name = "sensor"
-        type = "number"
-        subscribe = "tele/#"
-        each = ["kitchen/temperature", "kitchen/humidity", "hall"]
-        """)
+      mqtt: .mqttBroker(port: broker.port).topic(
+        "sensor", "number", ["subscribe": "tele/#", "each": ["kitchen/temperature", "kitchen/humidity", "hall"]]))
     try hub.waitConnected()
     #expect(hub.process.output.contains("2 subscriptions"), "one subscription for the #, one for the ping")
     let watch = try hub.watchReady(broker: broker)

@@ -14,29 +14,13 @@ import Testing
     let commands = try broker.subscribe(["zigbee2mqtt/Living Bulb/set"])
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-
-        [[instances.mqtt.zigbee2mqtt]]
-        device = "Living Bulb"
-        kind = "light"
-
-        [[instances.mqtt.zigbee2mqtt]]
-        device = "bedside remote"
-        kind = "remote"
-        name = "bedside"
-        """,
-      extra: """
-        # A stand-in for an effect: what it receives on `scene` goes out on `scene.out`.
-        [instances.effect]
-        plugin = "example-swift"
-        ports = [{ name = "scene", type = "light", kind = "state" }]
-
-        [[routes]]
-        from = "effect.scene.out"
-        to = "mqtt.living_bulb.light"
-        """)
+      mqtt: .mqttBroker(port: broker.port)
+        .zigbee2mqtt("Living Bulb", kind: "light")
+        .zigbee2mqtt("bedside remote", kind: "remote", ["name": "bedside"]),
+      // A stand-in for an effect: what it receives on `scene` goes out on `scene.out`.
+      extra: HubTOML()
+        .probe("effect", ports: [.state("scene", "light")])
+        .route(from: "effect.scene.out", to: "mqtt.living_bulb.light"))
     try hub.waitConnected()
     let watch = try hub.watchReady(broker: broker)
     // The bulb starts and reports its state.
@@ -78,29 +62,10 @@ import Testing
     let broker = try MosquittoBroker(directory: directory)
     let hub = try MQTTHub(
       directory: directory,
-      mqtt: """
-        host = "127.0.0.1"
-        port = \(broker.port)
-
-        [[instances.mqtt.zigbee2mqtt]]
-        device = "Party Bulb"
-        kind = "light"
-        """,
-      extra: """
-        [instances.party]
-        plugin = "party-lights"
-        lights = ["bulb"]
-        step_degrees = 60
-        period_s = 6
-
-        [[routes]]
-        from = "party.bulb.light"
-        to = "mqtt.party_bulb.light"
-
-        [[routes]]
-        from = "mqtt.party_bulb.state"
-        to = "party.bulb.state"
-        """)
+      mqtt: .mqttBroker(port: broker.port).zigbee2mqtt("Party Bulb", kind: "light"),
+      extra: HubTOML()
+        .instance("party", plugin: "party-lights", ["lights": ["bulb"], "step_degrees": 60, "period_s": 6])
+        .routes(["party.bulb.light": "mqtt.party_bulb.light", "mqtt.party_bulb.state": "party.bulb.state"]))
     try hub.waitConnected()
     let watch = try hub.watchReady(broker: broker)
     let bulb = try FakeZigbeeLight(directory: directory, port: broker.port, name: "Party Bulb")

@@ -6,10 +6,7 @@ import Testing
 /// driver's accepted.
 @Suite(.serialized) struct PartyCheckTests {
   func check(_ party: String) throws -> (status: Int32, output: String, file: String) {
-    let hub = try HubUnderTest("patchbay-party", plugins: ["party-lights"])
-    try hub.writeConfig("[instances.party]\nplugin = \"party-lights\"\n" + party)
-    let result = try hub.check()
-    return (result.status, result.output, hub.configPath)
+    try HubUnderTest.checkInstance("party", plugin: "party-lights", party)
   }
 
   @Test func aMisspeltKeyIsNamedWithTheFileAndASuggestion() throws {

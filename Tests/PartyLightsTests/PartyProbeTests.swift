@@ -104,10 +104,7 @@ import Testing
     // SIGKILL the effect's process: the supervisor restarts it and the party goes on.
     let victim = try #require(try hub.pid(of: "party"))
     kill(victim, SIGKILL)
-    try eventually("a new party process", within: 60) {
-      guard let pid = try hub.pid(of: "party") else { return false }
-      return pid != victim
-    }
+    try hub.waitForNewProcess(of: "party", replacing: victim, what: "a new party process", within: 60)
     try hub.process?.waitForLine(containing: "resuming the party", within: 60)
     let afterRestart = commands(hub).count
     try eventually("steps after the restart", within: 60) { commands(hub).count >= afterRestart + 6 }

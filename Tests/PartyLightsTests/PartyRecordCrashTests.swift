@@ -47,10 +47,9 @@ import Testing
       #expect(
         (try? JSONDecoder().decode(PartyRecord.self, from: data)) != nil,
         "torn record after a kill: \(String(decoding: data, as: UTF8.self))")
-      try eventually("the party back in a new process; the hub's log:\n\(hub.log)", within: 90) {
-        guard let pid = try hub.pid(of: "party") else { return false }
-        return pid != victim
-      }
+      try hub.waitForNewProcess(
+        of: "party", replacing: victim, what: "the party back in a new process; the hub's log:\n\(hub.log)",
+        within: 90)
     }
     sending.on.store(false, ordering: .relaxed)
     // The last restart removed what the kills left; the sender's last writes completed.

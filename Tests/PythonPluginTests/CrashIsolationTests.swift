@@ -29,6 +29,16 @@ extension PythonPluginTests {
               out.write(f"{value}\\n")
       """
 
+    /// `steady`: writes each level it gets to steady.txt, which it may write.
+    static func steadyInstance(_ hub: HubUnderTest) throws -> HubTOML {
+      try HubTOML()
+        .instance(
+          "steady", plugin: "python",
+          ["module": .string(try hub.writeModule("steady", Self.steady)), "out": "\(hub.path)/steady.txt"]
+        )
+        + hub.writable(files: ["\(hub.path)/steady.txt"])
+    }
+
     static let unready = """
       def create(ctx, config):
           pass
@@ -40,17 +50,9 @@ extension PythonPluginTests {
     @Test func anAbortingInterpreterIsRestartedAndTheOthersRunOn() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.crasher]
-        plugin = "python"
-        module = "\(try hub.writeModule("crasher", Self.crasher))"
-
-        [instances.steady]
-        plugin = "python"
-        module = "\(try hub.writeModule("steady", Self.steady))"
-        out = "\(hub.path)/steady.txt"
-        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
-        """)
+        HubTOML().instance(
+          "crasher", plugin: "python", ["module": .string(try hub.writeModule("crasher", Self.crasher))])
+          + Self.steadyInstance(hub))
       try hub.start()
       var crasherPID: Int32?
       var steadyPID: Int32?
@@ -64,19 +66,15 @@ extension PythonPluginTests {
 
       #expect(try hub.cli("send", "crasher.boom", "trigger").status == 0)
       // A new process for the crasher, running again; the steady instance kept its own.
-      try eventually("crasher restarted in a new process", within: 90) {
-        guard let pid = try hub.pid(of: "crasher") else { return false }
-        return pid != crasherPID
-      }
+      try hub.waitForNewProcess(
+        of: "crasher", replacing: crasherPID, what: "crasher restarted in a new process", within: 90)
       #expect(try hub.pid(of: "steady") == steadyPID)
 
       // A segfault through ctypes: the same.
       let abortedPID = try hub.pid(of: "crasher")
       #expect(try hub.cli("send", "crasher.segv", "trigger").status == 0)
-      try eventually("crasher restarted after a segfault", within: 90) {
-        guard let pid = try hub.pid(of: "crasher") else { return false }
-        return pid != abortedPID && pid != crasherPID
-      }
+      try hub.waitForNewProcess(
+        of: "crasher", replacing: abortedPID, crasherPID, what: "crasher restarted after a segfault", within: 90)
       #expect(hub.log.contains("SIGSEGV"))
       #expect(try hub.pid(of: "steady") == steadyPID)
       #expect(try hub.cli("send", "steady.level", "2").status == 0)
@@ -88,17 +86,9 @@ extension PythonPluginTests {
     @Test func aRaisingStartIsLoggedAndRetried() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.unready]
-        plugin = "python"
-        module = "\(try hub.writeModule("unready", Self.unready))"
-
-        [instances.steady]
-        plugin = "python"
-        module = "\(try hub.writeModule("steady", Self.steady))"
-        out = "\(hub.path)/steady.txt"
-        \(try hub.writable(files: ["\(hub.path)/steady.txt"]))
-        """)
+        HubTOML().instance(
+          "unready", plugin: "python", ["module": .string(try hub.writeModule("unready", Self.unready))])
+          + Self.steadyInstance(hub))
       try hub.start()
       try eventually("a retry after the failed start", within: 60) {
         hub.log.contains("start(ctx) raised (error 1 of this instance)")

@@ -47,31 +47,17 @@ extension PythonPluginTests {
       let module = try hub.writeModule("doorbell", Self.doorbell)
       try FileManager.default.createDirectory(atPath: hub.path + "/watch", withIntermediateDirectories: true)
       try hub.writeConfig(
-        """
-        [instances.door]
-        plugin = "python"
-        module = "\(module)"
-        watch = "\(hub.path)/watch"
-        seen = "\(hub.path)/seen.txt"
-        \(try hub.writable(files: ["\(hub.path)/seen.txt"], folders: ["\(hub.path)/watch"]))
-
-        \(HubUnderTest.counter)
-
-        \(hub.probe("count:integer:state", "ready:trigger:event"))
-
-        [[routes]]
-        from = "door.press"
-        filter = ["click"]
-        to = "counter.increment"
-
-        [[routes]]
-        from = "counter.count"
-        to = ["probe.count", "door.count"]
-
-        [[routes]]
-        from = "door.ready"
-        to = "probe.ready"
-        """)
+        HubTOML()
+          .instance(
+            "door", plugin: "python",
+            ["module": .string(module), "watch": "\(hub.path)/watch", "seen": "\(hub.path)/seen.txt"]
+          )
+          + hub.writable(files: ["\(hub.path)/seen.txt"], folders: ["\(hub.path)/watch"])
+          + HubUnderTest.counter
+          + hub.probe(.state("count", "integer"), .event("ready", "trigger"))
+          .route(from: "door.press", to: "counter.increment", ["filter": ["click"]])
+          .arrayTable("routes", ["from": "counter.count", "to": ["probe.count", "door.count"]])
+          .route(from: "door.ready", to: "probe.ready"))
       try hub.start()
       // The counter's first value reaches Python; the call_later timer published `ready`.
       try eventually("count 0 seen by Python", within: 60) { hub.lines("seen.txt").contains("count=0") }

@@ -20,29 +20,13 @@ extension PythonPluginTests {
           with: #"module = "\#(HubUnderTest.repositoryRoot)/Plugins/python/examples/doorbell.py""#
         )
         .replacingOccurrences(of: #""/run/doorbell""#, with: #""\#(hub.path)/watch""#)
+      // The example's instance table is last: `interval` goes under it.
       try hub.writeConfig(
-        section
-          + """
-
-          interval = 0.02
-
-          \(HubUnderTest.counter)
-
-          \(hub.probe("count:integer:state", "rings:integer:state"))
-
-          [[routes]]
-          from = "doorbell.press"
-          filter = ["click"]
-          to = "counter.increment"
-
-          [[routes]]
-          from = "counter.count"
-          to = "probe.count"
-
-          [[routes]]
-          from = "doorbell.rings"
-          to = "probe.rings"
-          """)
+        HubTOML().raw(section).keys(["interval": 0.02])
+          + HubUnderTest.counter
+          + hub.probe(.state("count", "integer"), .state("rings", "integer"))
+          .route(from: "doorbell.press", to: "counter.increment", ["filter": ["click"]])
+          .routes(["counter.count": "probe.count", "doorbell.rings": "probe.rings"]))
       let check = try hub.cli("check")
       #expect(check.status == 0, "\(check.output)")
       try hub.start()

@@ -11,12 +11,13 @@ extension HubUnderTest {
 
   /// The instance's `sandbox.write` line for files (created empty) and folders (created) its
   /// module writes: the sandbox grants only what exists (docs/configuration.md, "Sandbox").
-  func writable(files: [String] = [], folders: [String] = []) throws -> String {
+  /// Follows the instance's table; by hand, since the builder would quote the dotted key.
+  func writable(files: [String] = [], folders: [String] = []) throws -> HubTOML {
     for folder in folders { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
     for file in files where !FileManager.default.fileExists(atPath: file) {
       FileManager.default.createFile(atPath: file, contents: nil)
     }
-    return "sandbox.write = [" + (files + folders).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    return HubTOML().raw("sandbox.write = " + HubTOML.Value.array((files + folders).map { .string($0) }).toml)
   }
 
   /// Writes a Python module into the temp dir and returns its path.
@@ -26,25 +27,11 @@ extension HubUnderTest {
   }
 
   /// Config for the example C counter (`counter`: input `increment`, `set`; output `count`).
-  static let counter = """
-    [instances.counter]
-    plugin = "example-c"
-    """
+  static let counter = HubTOML().instance("counter", plugin: "example-c")
 
-  /// Config for a recorder: an example-swift instance `probe` with one input per "NAME:TYPE:KIND",
-  /// each value it gets appended to probe.jsonl (read with `lines("probe.jsonl")`).
-  func probe(_ ports: String...) -> String {
-    let entries = ports.map { port in
-      let part = port.split(separator: ":")
-      return #"{ name = "\#(part[0])", type = "\#(part[1])", kind = "\#(part[2])" }"#
-    }
-    return """
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(path)/probe.jsonl"
-      ports = [\(entries.joined(separator: ", "))]
-      """
-  }
+  /// Config for a recorder: an example-swift instance `probe` with `ports`, each value it gets
+  /// appended to probe.jsonl (read with `lines("probe.jsonl")`).
+  func probe(_ ports: HubTOML.Port...) -> HubTOML { HubTOML().probe(record: probe.path, ports: ports) }
 
   func waitForLogLine(containing text: String) throws {
     try process?.waitForLine(containing: text, within: 60)

@@ -40,27 +40,10 @@ extension PythonPluginTests {
         atPath: hub.path + "/cargo-target/release/libpatchbay_plugin_doorbell.so",
         toPath: hub.path + "/plugins/libpatchbay-plugin-doorbell.so")
       try hub.writeConfig(
-        """
-        [instances.door]
-        plugin = "doorbell"
-        message = "Someone is at the door"
-
-        \(HubUnderTest.counter)
-
-        \(hub.probe("count:integer:state", "ring:text:event"))
-
-        [[routes]]
-        from = "door.rings"
-        to = "counter.set"
-
-        [[routes]]
-        from = "counter.count"
-        to = "probe.count"
-
-        [[routes]]
-        from = "door.ring"
-        to = "probe.ring"
-        """)
+        HubTOML().instance("door", plugin: "doorbell", ["message": "Someone is at the door"])
+          + HubUnderTest.counter
+          + hub.probe(.state("count", "integer"), .event("ring", "text"))
+          .routes(["door.rings": "counter.set", "counter.count": "probe.count", "door.ring": "probe.ring"]))
       let check = try hub.cli("check")
       #expect(check.status == 0, "\(check.output)")
       try hub.start()

@@ -30,24 +30,13 @@ extension PythonPluginTests {
     @Test func fourThreadsPublishingAtOnceLoseNothing() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.burst]
-        plugin = "python"
-        module = "\(try hub.writeModule("burst", Self.module))"
-        per_thread = 250
-
-        \(HubUnderTest.counter)
-
-        \(hub.probe("count:integer:state"))
-
-        [[routes]]
-        from = "burst.tick"
-        to = "counter.increment"
-
-        [[routes]]
-        from = "counter.count"
-        to = "probe.count"
-        """)
+        HubTOML()
+          .instance(
+            "burst", plugin: "python",
+            ["module": .string(try hub.writeModule("burst", Self.module)), "per_thread": 250])
+          + HubUnderTest.counter
+          + hub.probe(.state("count", "integer"))
+          .routes(["burst.tick": "counter.increment", "counter.count": "probe.count"]))
       try hub.start()
       // State values may be coalesced on the way to the probe; the last one is the total.
       try eventually("count 1000 recorded", within: 120) {

@@ -35,17 +35,8 @@ extension PythonPluginTests {
     @Test func timersRunCancelAndFailSafelyAndStateSurvivesARestart() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.timers]
-        plugin = "python"
-        module = "\(try hub.writeModule("timers", Self.module))"
-
-        \(hub.probe("done:text:event"))
-
-        [[routes]]
-        from = "timers.done"
-        to = "probe.done"
-        """)
+        HubTOML().instance("timers", plugin: "python", ["module": .string(try hub.writeModule("timers", Self.module))])
+          + hub.probe(.event("done", "text")).route(from: "timers.done", to: "probe.done"))
       try hub.start()
       try eventually("the timer published", within: 60) {
         hub.lines("probe.jsonl").contains(#"{"port":"done","value":"timers start 1 cancel True False"}"#)

@@ -43,27 +43,14 @@ extension PythonPluginTests {
     @Test func wrongTypesRaiseClearErrorsAndRightOnesFlow() throws {
       let hub = try HubUnderTest.python()
       try hub.writeConfig(
-        """
-        [instances.source]
-        plugin = "python"
-        module = "\(try hub.writeModule("publisher", Self.publisher))"
-        report = "\(hub.path)/report.txt"
-        \(try hub.writable(files: ["\(hub.path)/report.txt"]))
-
-        \(hub.probe("level:integer:state", "lamp:light:state", "press:button:event"))
-
-        [[routes]]
-        from = "source.level"
-        to = "probe.level"
-
-        [[routes]]
-        from = "source.lamp"
-        to = "probe.lamp"
-
-        [[routes]]
-        from = "source.press"
-        to = "probe.press"
-        """)
+        HubTOML()
+          .instance(
+            "source", plugin: "python",
+            ["module": .string(try hub.writeModule("publisher", Self.publisher)), "report": "\(hub.path)/report.txt"]
+          )
+          + hub.writable(files: ["\(hub.path)/report.txt"])
+          + hub.probe(.state("level", "integer"), .state("lamp", "light"), .event("press", "button"))
+          .routes(["source.level": "probe.level", "source.lamp": "probe.lamp", "source.press": "probe.press"]))
       try hub.start()
       try eventually("level 5 recorded", within: 60) {
         hub.lines("probe.jsonl").contains(#"{"port":"level","value":5}"#)

@@ -11,10 +11,7 @@ import Testing
 /// plugin's process fires them again; a saved state from before a downtime is caught up or
 /// skipped by policy. `patchbay check` names bad config by file and key.
 @Suite(.serialized) struct ScheduleHubTests {
-  func recorded(_ hub: HubUnderTest) -> [String] {
-    let text = (try? String(contentsOfFile: hub.directory.path + "/probe.jsonl", encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").map(String.init)
-  }
+  func recorded(_ hub: HubUnderTest) -> [String] { hub.lines("probe.jsonl") }
 
   /// An RFC 3339 UTC time `seconds` from now, whole seconds.
   func utc(inSeconds seconds: Double) -> String {
@@ -28,35 +25,17 @@ import Testing
     let at = utc(inSeconds: 4)
     let later = utc(inSeconds: 6)
     try hub.writeConfig(
-      """
-      [instances.clock]
-      plugin = "schedule"
-      time_zone = "Europe/Berlin"
-      [[instances.clock.triggers]]
-      name = "alarm"
-      at = "\(at)"
-      catch_up = "once"        # should the hub start slower than 4 s, it fires late, still once
-      max_late = "5 min"
-      [[instances.clock.triggers]]
-      name = "snooze"          # the timer is re-armed after the first firing
-      at = "\(later)"
-      catch_up = "once"
-      [[instances.clock.triggers]]
-      name = "morning"
-      cron = "30 6 * * mon-fri"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(hub.directory.path)/probe.jsonl"
-      ports = [{ name = "alarm", type = "trigger", kind = "event" }, { name = "snooze", type = "trigger", kind = "event" }]
-
-      [[routes]]
-      from = "clock.alarm"
-      to = "probe.alarm"
-      [[routes]]
-      from = "clock.snooze"
-      to = "probe.snooze"
-      """)
+      HubTOML()
+        .instance("clock", plugin: "schedule", ["time_zone": "Europe/Berlin"])
+        // Should the hub start slower than 4 s, the alarm fires late, still once.
+        .arrayTable(
+          "instances.clock.triggers", ["name": "alarm", "at": "\(at)", "catch_up": "once", "max_late": "5 min"]
+        )
+        // The timer is re-armed after the first firing.
+        .arrayTable("instances.clock.triggers", ["name": "snooze", "at": "\(later)", "catch_up": "once"])
+        .arrayTable("instances.clock.triggers", ["name": "morning", "cron": "30 6 * * mon-fri"])
+        .probe(record: hub.path + "/probe.jsonl", ports: [.event("alarm", "trigger"), .event("snooze", "trigger")])
+        .routes(["clock.alarm": "probe.alarm", "clock.snooze": "probe.snooze"]))
     try hub.start()
     try eventually("both triggers at the probe; log:\n\(hub.log)", within: 90) { recorded(hub).count >= 2 }
     #expect(
@@ -82,10 +61,7 @@ import Testing
     // A crash of the plugin's process: the supervisor restarts it, and it does not fire again.
     let victim = try #require(try hub.pid(of: "clock"))
     kill(victim, SIGKILL)
-    try eventually("a new clock process", within: 60) {
-      guard let pid = try hub.pid(of: "clock") else { return false }
-      return pid != victim
-    }
+    try hub.waitForNewProcess(of: "clock", replacing: victim, what: "a new clock process", within: 60)
     try eventually("the restarted instance's plan; log:\n\(hub.log)", within: 60) {
       (hub.process?.lines ?? []).filter { $0.contains("snooze (at \(later)): no further occurrence") }.count >= 2
     }
@@ -107,30 +83,14 @@ import Testing
                     "skipped": {"handled_through": \(stoppedAt), "rule": "at \(at)"}}}
       """)
     try hub.writeConfig(
-      """
-      [instances.clock]
-      plugin = "schedule"
-      [[instances.clock.triggers]]
-      name = "late"
-      at = "\(at)"
-      catch_up = "once"
-      max_late = "10 min"
-      [[instances.clock.triggers]]
-      name = "skipped"
-      at = "\(at)"
-
-      [instances.probe]
-      plugin = "example-swift"
-      record = "\(hub.directory.path)/probe.jsonl"
-      ports = [{ name = "late", type = "trigger", kind = "event" }, { name = "skipped", type = "trigger", kind = "event" }]
-
-      [[routes]]
-      from = "clock.late"
-      to = "probe.late"
-      [[routes]]
-      from = "clock.skipped"
-      to = "probe.skipped"
-      """)
+      HubTOML()
+        .instance("clock", plugin: "schedule")
+        .arrayTable(
+          "instances.clock.triggers", ["name": "late", "at": "\(at)", "catch_up": "once", "max_late": "10 min"]
+        )
+        .arrayTable("instances.clock.triggers", ["name": "skipped", "at": "\(at)"])
+        .probe(record: hub.path + "/probe.jsonl", ports: [.event("late", "trigger"), .event("skipped", "trigger")])
+        .routes(["clock.late": "probe.late", "clock.skipped": "probe.skipped"]))
     try hub.start()
     try hub.process?.waitForLine(containing: "late (at \(at)): catching up the occurrence of", within: 60)
     try hub.process?.waitForLine(containing: "skipped (at \(at)): missed the occurrence of", within: 60)
@@ -148,10 +108,7 @@ import Testing
   }
 
   func check(_ clock: String) throws -> (status: Int32, output: String, file: String) {
-    let hub = try HubUnderTest("patchbay-schedule", plugins: ["schedule"])
-    try hub.writeConfig("[instances.clock]\nplugin = \"schedule\"\n" + clock)
-    let result = try hub.check()
-    return (result.status, result.output, hub.configPath)
+    try HubUnderTest.checkInstance("clock", plugin: "schedule", clock)
   }
 
   @Test func checkNamesABadCronFieldByFileAndKey() throws {

@@ -88,16 +88,7 @@ final class BedsideHarness {
 
   /// patchbay-web on 127.0.0.1, port 0; the port it printed.
   func startWeb() throws {
-    let process = try ChildProcess(
-      BuildProducts.executable("patchbay-web"),
-      ["--listen", "127.0.0.1:0", "--socket", directory.path + "/control.sock"])
-    web = process
-    try process.waitForLine(containing: "patchbay-web listening on", within: 60)
-    let line = process.lines.first { $0.contains("patchbay-web listening on") } ?? ""
-    guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-      let chosen = Int(line[range].split(separator: ":").last ?? "")
-    else { throw WebTestError("no port in: \(line)") }
-    port = chosen
+    (web, port) = try WebHarness.startWeb(socket: directory.path + "/control.sock")
   }
 
   /// `patchbay status --json`: instance name -> its fields.

@@ -20,15 +20,9 @@ struct HomeKitBridgeUnderTest {
     try FileManager.default.createSymbolicLink(
       atPath: plugins + "/libpatchbay-plugin-homekit.so", withDestinationPath: BuildProducts.plugin("homekit"))
     try harness.startHub(
-      extra: """
-        [instances.\(Self.instance)]
-        plugin = "homekit"
-        name = "Bedroom"
-        port = \(reservation.port)
-        [[instances.\(Self.instance).accessories]]
-        name = "Lamp"
-        service = "lightbulb"
-        """)
+      extra: HubTOML()
+        .instance(Self.instance, plugin: "homekit", ["name": "Bedroom", "port": .integer(reservation.port)])
+        .accessory(of: Self.instance, "Lamp", service: "lightbulb"))
   }
 
   /// The setup code the bridge keeps (written at its first start).

@@ -121,12 +121,7 @@ import Testing
   /// nothing); a state input shows the value the hub gave it, not nothing.
   @Test func roomsAndStateInputValuesAreServed() throws {
     let harness = try WebHarness()
-    let hall = """
-      [instances.hall]
-      plugin = "example-swift"
-      room = "Hall"
-      ports = [{ name = "lamp_on", type = "bool", kind = "state" }]
-      """
+    let hall = HubTOML().probe("hall", ports: [.state("lamp_on", "bool")], ["room": "Hall"])
     try harness.startHub(extra: hall)
     try harness.startWeb()
     let base = harness.base

@@ -167,7 +167,7 @@ import Testing
     let attack = try ChildProcess(
       "/usr/bin/python3",
       [
-        WebBrowserTests.scripts.appendingPathComponent("slowloris.py").path, String(harness.port), "300", "10",
+        WebScript.folder.appendingPathComponent("slowloris.py").path, String(harness.port), "300", "10",
         "240",
       ])
     defer { attack.signal(SIGKILL) }

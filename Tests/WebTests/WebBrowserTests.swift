@@ -10,28 +10,17 @@ import Testing
 /// all Debian packages) against the bedside example on the simulators; the steps are in
 /// Scripts/dashboard_clicks.py. Then patchbay-web is killed, and the hub and its plugins go on.
 @Suite(.serialized) struct WebBrowserTests {
-  static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts")
-  /// Debian's python3 (the Selenium and prometheus_client packages are in its dist-packages).
-  static let python = "/usr/bin/python3"
-
   @Test func partyRestartAndALivePressByClicksAndPatchbayWebDiesAlone() throws {
     let harness = try BedsideHarness()
     try harness.start()
     try harness.startWeb()
-    // PATCHBAY_WEB_SCREENSHOTS=docs/images updates the pictures in the docs; by default they go
-    // to the test's own folder (and are checked there), so a test run leaves the tree clean.
-    let screenshots = ProcessInfo.processInfo.environment["PATCHBAY_WEB_SCREENSHOTS"] ?? harness.directory.path
-    let result = try runProgram(
-      Self.python,
+    let screenshots = WebScript.screenshots(harness.directory.path)
+    try WebScript.runSteps(
+      "dashboard_clicks", base: harness.base, config: harness.configPath,
       [
-        Self.scripts.appendingPathComponent("dashboard_clicks.py").path, "--base", harness.base,
-        "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
-        "--flicd-control", harness.flicdControl, "--hue-control", harness.hueControl,
-        "--button", BedsideHarness.button, "--screenshots", screenshots,
-      ], within: 600)
-    print(result.output)
-    #expect(result.status == 0, "\(result.output)")
-    #expect(result.output.contains("dashboard_clicks: every step passed"))
+        "--flicd-control", harness.flicdControl, "--hue-control", harness.hueControl, "--button",
+        BedsideHarness.button, "--screenshots", screenshots,
+      ])
     for (name, width) in [("web-desktop.png", 1280), ("web-phone.png", 780)] {
       let png = try #require(FileManager.default.contents(atPath: screenshots + "/" + name), "no \(name)")
       // A PNG whose IHDR says the width asked for (the phone at 2 device pixels per CSS pixel).

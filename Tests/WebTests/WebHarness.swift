@@ -22,39 +22,29 @@ final class WebHarness: @unchecked Sendable {
 
   /// The probe mirrors each input to `NAME.out`; one route copies `night.out` to `night_copy`; a
   /// double click on `press` activates the scene.
-  static func config(directory: String, socket: String, record: String) -> String {
-    """
-    [hub]
-    state_directory = "\(directory)/state"
-    control_socket = "\(socket)"
-    plugin_path = ["\(directory)/plugins"]
-
-    [instances.probe]
-    plugin = "example-swift"
-    record = "\(record)"
-    ports = [{ name = "lamp", type = "light", kind = "state" },
-             { name = "night", type = "bool", kind = "state" },
-             { name = "night_copy", type = "bool", kind = "state" },
-             { name = "level", type = "integer", kind = "state" },
-             { name = "press", type = "button", kind = "event" }]
-
-    [scenes.good_night]
-    "probe.lamp" = { on = false }
-    "probe.level" = 7
-
-    [[routes]]
-    from = "probe.night.out"
-    to = "probe.night_copy"
-
-    [[routes]]
-    from = "probe.press.out"
-    filter = ["double_click"]
-    to = "scene.good_night"
-    """
+  static func config(directory: String, socket: String, record: String) -> HubTOML {
+    HubTOML()
+      .table(
+        "hub",
+        [
+          "state_directory": "\(directory)/state", "control_socket": .string(socket),
+          "plugin_path": ["\(directory)/plugins"],
+        ]
+      )
+      .probe(
+        record: record,
+        ports: [
+          .state("lamp", "light"), .state("night", "bool"), .state("night_copy", "bool"), .state("level", "integer"),
+          .event("press", "button"),
+        ]
+      )
+      .table("scenes.good_night", ["probe.lamp": ["on": false], "probe.level": 7])
+      .route(from: "probe.night.out", to: "probe.night_copy")
+      .route(from: "probe.press.out", to: "scene.good_night", ["filter": ["double_click"]])
   }
 
   /// `extra` is appended to the config: more instances or routes for one test.
-  func startHub(extra: String = "") throws {
+  func startHub(extra: HubTOML = HubTOML()) throws {
     let plugins = directory.path + "/plugins"
     try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
     let link = plugins + "/libpatchbay-plugin-example-swift.so"
@@ -63,7 +53,7 @@ final class WebHarness: @unchecked Sendable {
         atPath: link, withDestinationPath: BuildProducts.plugin("example-swift"))
     }
     try directory.write(
-      "patchbay.toml", Self.config(directory: directory.path, socket: socketPath, record: recordPath) + "\n" + extra)
+      "patchbay.toml", (Self.config(directory: directory.path, socket: socketPath, record: recordPath) + extra).toml)
     let process = try ChildProcess(BuildProducts.executable("patchbay"), ["run", "--config", configPath])
     hub = process
     try process.waitForLine(containing: "hub started", within: 60)
@@ -73,19 +63,24 @@ final class WebHarness: @unchecked Sendable {
   /// Starts patchbay-web on 127.0.0.1, port 0, and reads the port it printed. `launcher` runs it
   /// (`unshare ...`, `setpriv ...`: its program and arguments, patchbay-web's path follows).
   func startWeb(extra: [String] = [], launcher: [String] = []) throws {
-    let arguments = ["--listen", "127.0.0.1:0", "--socket", socketPath] + extra
+    (web, port) = try Self.startWeb(socket: socketPath, extra: extra, launcher: launcher)
+  }
+
+  /// `patchbay-web --listen 127.0.0.1:0 --socket SOCKET EXTRA...` (under `launcher`, if any),
+  /// once it listens; the port it chose and printed.
+  static func startWeb(socket: String, extra: [String] = [], launcher: [String] = []) throws -> (ChildProcess, Int) {
+    let arguments = ["--listen", "127.0.0.1:0", "--socket", socket] + extra
     let program = BuildProducts.executable("patchbay-web")
     let process =
       try launcher.isEmpty
       ? ChildProcess(program, arguments)
       : ChildProcess(launcher[0], Array(launcher.dropFirst()) + [program] + arguments)
-    web = process
     try process.waitForLine(containing: "patchbay-web listening on", within: 60)
     let line = process.lines.first { $0.contains("patchbay-web listening on") } ?? ""
     guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
       let chosen = Int(line[range].split(separator: ":").last ?? "")
     else { throw WebTestError("no port in: \(line)") }
-    port = chosen
+    return (process, chosen)
   }
 
   /// The probe's record: one JSON line per value it received.

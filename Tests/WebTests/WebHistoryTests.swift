@@ -29,7 +29,7 @@ import Testing
 
   @Test func theHistoryOfAPortThroughTheAPIAndTheCLI() throws {
     let harness = try WebHarness()
-    try harness.startHub(extra: "[recorder]\nretention_days = 7\n")
+    try harness.startHub(extra: HubTOML().table("recorder", ["retention_days": 7]))
     try harness.startWeb(extra: ["--config", harness.configPath])
     // patchbay-web follows the hub once it has connected: until then a value may pass unseen.
     try eventually("the first value recorded", within: 60, pollEvery: 0.5) {
@@ -96,7 +96,7 @@ import Testing
     let harness = try WebHarness()
     try harness.directory.write(
       "patchbay.toml",
-      WebHarness.config(directory: harness.directory.path, socket: harness.socketPath, record: harness.recordPath))
+      WebHarness.config(directory: harness.directory.path, socket: harness.socketPath, record: harness.recordPath).toml)
     let printed = try runProgram(Self.patchbay, ["history", "probe.level.out", "--config", harness.configPath])
     #expect(printed.status == 1)
     #expect(printed.output.contains("no history yet"), "\(printed.output)")
@@ -111,7 +111,7 @@ import Testing
     try harness.directory.write(
       "patchbay.toml",
       WebHarness.config(directory: harness.directory.path, socket: harness.socketPath, record: harness.recordPath)
-        + "\n[recorder]\nretention_day = 7\n")
+        .table("recorder", ["retention_day": 7]).toml)
     let run = try runProgram(
       BuildProducts.executable("patchbay-web"),
       ["--listen", "127.0.0.1:0", "--socket", harness.socketPath, "--config", harness.configPath], within: 60)
@@ -133,20 +133,10 @@ import Testing
     let harness = try WebHarness()
     let writerRecord = harness.directory.path + "/writer.jsonl"
     try harness.startHub(
-      extra: """
-        [instances.writer]
-        plugin = "example-swift"
-        record = "\(writerRecord)"
-        ports = [{ name = "note", type = "text", kind = "event" },
-                 { name = "note_copy", type = "text", kind = "event" }]
-
-        [[routes]]
-        from = "writer.note.out"
-        to = "writer.note_copy"
-
-        [recorder]
-        ports = ["writer.note.out"]
-        """)
+      extra: HubTOML()
+        .probe("writer", record: writerRecord, ports: [.event("note", "text"), .event("note_copy", "text")])
+        .route(from: "writer.note.out", to: "writer.note_copy")
+        .table("recorder", ["ports": ["writer.note.out"]]))
     let state = harness.directory.path + "/state"
     try harness.startWeb(
       extra: ["--config", harness.configPath],

@@ -117,19 +117,12 @@ import Testing
     let bridge = try HomeKitBridgeUnderTest(harness)
     try harness.startWeb()
     let code = try bridge.setupCode()
-    // PATCHBAY_WEB_SCREENSHOTS=docs/images updates the pictures in the docs (as WebBrowserTests).
-    let screenshots = ProcessInfo.processInfo.environment["PATCHBAY_WEB_SCREENSHOTS"] ?? harness.directory.path
+    let screenshots = WebScript.screenshots(harness.directory.path)
     func browse(_ phase: String, _ extra: [String]) throws {
-      let result = try runProgram(
-        WebBrowserTests.python,
-        [
-          WebBrowserTests.scripts.appendingPathComponent("homekit_sandbox.py").path, "--phase", phase,
-          "--base", harness.base, "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
-          "--instance", HomeKitBridgeUnderTest.instance, "--screenshots", screenshots,
-        ] + extra, within: 600)
-      print(result.output)
-      #expect(result.status == 0, "\(result.output)")
-      #expect(result.output.contains("homekit_sandbox \(phase): every step passed"))
+      try WebScript.runSteps(
+        "homekit_sandbox", base: harness.base, config: harness.configPath,
+        ["--phase", phase, "--instance", HomeKitBridgeUnderTest.instance, "--screenshots", screenshots] + extra,
+        steps: "homekit_sandbox \(phase)")
     }
     try browse("unpaired", ["--setup-code", code])
     let (controller, id) = try bridge.pair(code: code)

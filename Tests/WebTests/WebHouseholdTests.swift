@@ -12,19 +12,13 @@ import Testing
     let harness = try BedsideHarness()
     try harness.start()
     try harness.startWeb()
-    // PATCHBAY_WEB_SCREENSHOTS=docs/images updates the pictures in the docs.
-    let screenshots = ProcessInfo.processInfo.environment["PATCHBAY_WEB_SCREENSHOTS"] ?? harness.directory.path
-    let result = try runProgram(
-      WebBrowserTests.python,
+    let screenshots = WebScript.screenshots(harness.directory.path)
+    try WebScript.runSteps(
+      "household_view", base: harness.base, config: harness.configPath,
       [
-        WebBrowserTests.scripts.appendingPathComponent("household_view.py").path, "--base", harness.base,
-        "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
-        "--flicd-control", harness.flicdControl, "--hue-control", harness.hueControl,
-        "--button", BedsideHarness.button, "--screenshots", screenshots,
+        "--flicd-control", harness.flicdControl, "--hue-control", harness.hueControl, "--button",
+        BedsideHarness.button, "--screenshots", screenshots,
       ], within: 900)
-    print(result.output)
-    #expect(result.status == 0, "\(result.output)")
-    #expect(result.output.contains("household_view: every step passed"))
     for name in ["web-household.png", "web-household-phone.png", "web-routes.png"] {
       let png = try #require(FileManager.default.contents(atPath: screenshots + "/" + name), "no \(name)")
       #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]), "\(name) is not a PNG")
@@ -36,22 +30,9 @@ import Testing
   @Test func anInstanceThatIsDownShowsSoOnItsTiles() throws {
     let harness = try WebHarness()
     try harness.startHub(
-      extra: """
-        [instances.hall]
-        plugin = "example-swift"
-        restart = "temporary"
-        ports = [{ name = "lamp_on", type = "bool", kind = "state" }]
-        """)
+      extra: HubTOML().probe("hall", ports: [.state("lamp_on", "bool")], ["restart": "temporary"]))
     try harness.startWeb()
-    let result = try runProgram(
-      WebBrowserTests.python,
-      [
-        WebBrowserTests.scripts.appendingPathComponent("household_down.py").path, "--base", harness.base,
-        "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
-      ], within: 600)
-    print(result.output)
-    #expect(result.status == 0, "\(result.output)")
-    #expect(result.output.contains("household_down: every step passed"))
+    try WebScript.runSteps("household_down", base: harness.base, config: harness.configPath)
     try harness.stop()
   }
 
@@ -62,15 +43,7 @@ import Testing
     try harness.startHub()
     // The recorder finds the hub's state directory and [recorder] table through the config.
     try harness.startWeb(extra: ["--config", harness.configPath])
-    let result = try runProgram(
-      WebBrowserTests.python,
-      [
-        WebBrowserTests.scripts.appendingPathComponent("sensor_sparkline.py").path, "--base", harness.base,
-        "--patchbay", BuildProducts.executable("patchbay"), "--config", harness.configPath,
-      ], within: 600)
-    print(result.output)
-    #expect(result.status == 0, "\(result.output)")
-    #expect(result.output.contains("sensor_sparkline: every step passed"))
+    try WebScript.runSteps("sensor_sparkline", base: harness.base, config: harness.configPath)
     try harness.stop()
   }
 }

@@ -12,13 +12,8 @@ import Testing
 @Suite(.serialized) struct WebMetricsTests {
   /// A temporary instance that stays down once killed, with a small queue: events sent to it
   /// wait in the queue up to its bound and the rest are dropped and counted.
-  static let sleeper = """
-    [instances.sleeper]
-    plugin = "example-swift"
-    restart = "temporary"
-    queue_size = 3
-    ports = [{ name = "press", type = "button", kind = "event" }]
-    """
+  static let sleeper = HubTOML().probe(
+    "sleeper", ports: [.event("press", "button")], ["restart": "temporary", "queue_size": 3])
 
   /// Under the shipped units patchbay-web cannot see the hub's /proc entry (each unit has a user
   /// namespace of its own). Here it runs in a pid namespace with a /proc of its own, where the
@@ -90,9 +85,9 @@ import Testing
     #expect(sleeper["drops"] as? Int == 2, "\(sleeper)")
 
     let result = try runProgram(
-      WebBrowserTests.python,
+      WebScript.python,
       [
-        WebBrowserTests.scripts.appendingPathComponent("metrics_match_status.py").path, "--base", harness.base,
+        WebScript.folder.appendingPathComponent("metrics_match_status.py").path, "--base", harness.base,
         "--patchbay", patchbay, "--config", harness.configPath,
       ])
     print(result.output)

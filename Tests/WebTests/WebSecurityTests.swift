@@ -105,7 +105,7 @@ import Testing
     let result = try runProgram(
       "/usr/bin/unshare",
       [
-        "--net", "--", "/bin/sh", WebBrowserTests.scripts.appendingPathComponent("non_loopback_request.sh").path,
+        "--net", "--", "/bin/sh", WebScript.folder.appendingPathComponent("non_loopback_request.sh").path,
         BuildProducts.executable("patchbay-web"), harness.socketPath, tokenFile,
       ], within: 180)
     #expect(result.status == 0, "\(result.output)")

@@ -32,9 +32,10 @@ ADDRESS = "06:07:08:09:0A:0B"
 class SimulatorProcess:
     """The Swift host of the simulated button, reached over one end of a socket pair."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, model: str | None = None) -> None:
         self.sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.process = subprocess.Popen([executable], stdin=child, stdout=child)
+        arguments = [executable] + (["--model", model] if model else [])
+        self.process = subprocess.Popen(arguments, stdin=child, stdout=child)
         child.close()
         self.reader = self.sock.makefile("r", encoding="ascii")
         self.notify = None  # pyflic-ble's notification callback while connected
@@ -111,6 +112,12 @@ class Checks:
             self.passed += 1
         else:
             self.failed += 1
+
+    def finish(self, sim: SimulatorProcess) -> int:
+        """Ends the simulator, prints the count; the script's exit status."""
+        sim.close()
+        print(f"\n{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
 
 
 async def main(executable: str) -> int:
@@ -196,9 +203,7 @@ async def main(executable: str) -> int:
         checks.expect("quick verify refused", True, f"{type(error).__name__}: {error}")
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

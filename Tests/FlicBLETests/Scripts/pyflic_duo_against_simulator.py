@@ -10,8 +10,6 @@ Exits 0 when every check passed.
 import asyncio
 import logging
 import os
-import socket
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,21 +21,10 @@ from pyflic_ble.const import DeviceType  # noqa: E402
 from pyflic_against_simulator import ADDRESS, Checks, SimulatorProcess, install_stand_in  # noqa: E402
 
 
-class DuoSimulatorProcess(SimulatorProcess):
-    """The same host, started as a Flic Duo."""
-
-    def __init__(self, executable: str) -> None:
-        self.sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.process = subprocess.Popen([executable, "--model", "duo"], stdin=child, stdout=child)
-        child.close()
-        self.reader = self.sock.makefile("r", encoding="ascii")
-        self.notify = None
-
-
 async def main(executable: str) -> int:
     logging.basicConfig(level=logging.WARNING)
     checks = Checks()
-    sim = DuoSimulatorProcess(executable)
+    sim = SimulatorProcess(executable, model="duo")
     install_stand_in(sim)
     device = object()
     flic2_handler.FLIC2_ED25519_PUBLIC_KEY = bytes.fromhex(sim.command("factory-key")[0].split()[1])
@@ -76,9 +63,7 @@ async def main(executable: str) -> int:
         checks.expect(f"{gesture} seen as {expected}", got == expected, got)
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ Exits 0 when every check passed.
 import asyncio
 import logging
 import os
-import socket
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,17 +23,6 @@ from pyflic_ble.const import TWIST_RX_CHAR_UUID, TWIST_TX_CHAR_UUID, DeviceType,
 
 import pyflic_against_simulator as base  # noqa: E402
 from pyflic_against_simulator import ADDRESS, Checks, SimulatorProcess  # noqa: E402
-
-
-class TwistSimulatorProcess(SimulatorProcess):
-    """The same host, started as a Flic Twist."""
-
-    def __init__(self, executable: str) -> None:
-        self.sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.process = subprocess.Popen([executable, "--model", "twist"], stdin=child, stdout=child)
-        child.close()
-        self.reader = self.sock.makefile("r", encoding="ascii")
-        self.notify = None
 
 
 class TwistBleakClient(base.StandInBleakClient):
@@ -65,7 +52,7 @@ def install_twist_stand_in(sim: SimulatorProcess) -> None:
 async def main(executable: str) -> int:
     logging.basicConfig(level=logging.WARNING)
     checks = Checks()
-    sim = TwistSimulatorProcess(executable)
+    sim = SimulatorProcess(executable, model="twist")
     install_twist_stand_in(sim)
     device = object()
 
@@ -163,9 +150,7 @@ async def main(executable: str) -> int:
                   and abs(last.get("mode_percentage", -1) - 200 / 12) < 0.01, last)
     await client.stop()
 
-    sim.close()
-    print(f"\n{checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.finish(sim)
 
 
 if __name__ == "__main__":

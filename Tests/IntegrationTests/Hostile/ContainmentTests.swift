@@ -10,26 +10,23 @@ import Testing
 /// the healthy instance gets every event, in order, throughout.
 @Suite(.serialized) struct ContainmentTests {
   /// A hub with one hostile instance in `mode`, and a healthy recorder next to it.
-  func startHub(mode: String, marker: String = "", extra: String = "") throws -> HubUnderTest {
+  func startHub(mode: String, marker: String = "", extra: KeyValuePairs<String, HubTOML.Value> = [:]) throws
+    -> HubUnderTest
+  {
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "hostile", source: HostilePlugin.source, defines: ["-lpthread"])
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.bad]
-      plugin = "hostile"
-      mode = "\(mode)"
-      marker = "\(marker)"
-      backoff_initial_ms = 100
-      heartbeat_interval_ms = 200
-      hang_timeout_ms = 2000
-      \(extra)
-
-      [instances.good]
-      plugin = "example-swift"
-      record = "\(harness.directory.path)/good.jsonl"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-      """)
+      HubTOML()
+        .instance(
+          "bad", plugin: "hostile",
+          [
+            "mode": .string(mode), "marker": .string(marker), "backoff_initial_ms": 100, "heartbeat_interval_ms": 200,
+            "hang_timeout_ms": 2000,
+          ]
+        )
+        .keys(extra)
+        .probe("good", record: harness.path + "/good.jsonl", ports: [.event("seen", "integer")]))
     try harness.start()
     return harness
   }
@@ -175,7 +172,7 @@ import Testing
 
   @Test func aPluginThatExitsZeroInReceiveIsAFailureNotASuccess() throws {
     // Transient: a normal end would not be restarted; exit() inside receive() is not normal.
-    let harness = try startHub(mode: "exit_in_receive", extra: "restart = \"transient\"")
+    let harness = try startHub(mode: "exit_in_receive", extra: ["restart": "transient"])
     let hub = harness.process!
     try hub.waitForLine(containing: "[bad] running", within: 30)
     #expect(try harness.cli("send", "bad.poke", "trigger").status == 0)

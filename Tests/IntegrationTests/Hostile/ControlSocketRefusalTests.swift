@@ -15,18 +15,10 @@ import Testing
     try harness.compileCPlugin(name: "intruder", source: ControlSocketIntruder.source)
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.good]
-      plugin = "example-swift"
-      record = "\(harness.path)/good.jsonl"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-
-      [instances.bad]
-      plugin = "intruder"
-      socket = "\(harness.socketPath)"
-      target = "good"
-      \(unixSockets ? "sandbox = { unix_sockets = true }" : "")
-      """)
+      HubTOML()
+        .probe("good", record: harness.path + "/good.jsonl", ports: [.event("seen", "integer")])
+        .instance("bad", plugin: "intruder", ["socket": .string(harness.socketPath), "target": "good"])
+        .keys(unixSockets ? ["sandbox": ["unix_sockets": true]] : [:]))
     try harness.start()
     try harness.waitUntilRunning("good", "bad")
     return harness
@@ -63,10 +55,7 @@ import Testing
     #expect(sandbox.output.contains("unix:    ALLOWED"), "\(sandbox.output)")
     // The CLI, not a descendant of the hub, is served.
     #expect(try harness.cli("restart", "good").status == 0)
-    try eventually("'good' restarted by the CLI") {
-      let pid = try harness.pid(of: "good")
-      return pid != nil && pid != goodPID
-    }
+    try harness.waitForNewProcess(of: "good", replacing: goodPID, what: "'good' restarted by the CLI")
     try harness.stop()
   }
 }

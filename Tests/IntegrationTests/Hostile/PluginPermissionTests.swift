@@ -9,10 +9,7 @@ import Testing
 /// Issue 29.11: a library planted in a folder others may write to (or a library file others
 /// may change) is refused, by `check` and by the running hub, with the fix in the message.
 @Suite(.serialized) struct PluginPermissionTests {
-  static let config = """
-    [instances.counter]
-    plugin = "example-c"
-    """
+  static let config = HubTOML().instance("counter", plugin: "example-c")
 
   @Test func aLibraryInAWorldWritableFolderIsRefused() throws {
     let harness = try HubUnderTest("patchbay-it")

@@ -10,31 +10,6 @@ import Testing
 /// is refused, the refused system calls are counted in `status --sandbox`, and neither the hub
 /// nor the healthy instance notice.
 @Suite(.serialized) struct SandboxTests {
-  /// A TCP listener on a free loopback port (connects complete in its backlog).
-  final class Listener {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      self.descriptor = descriptor
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-      }
-      guard bound == 0, listen(descriptor, 16) == 0 else { throw HubUnderTestError("cannot listen") }
-      _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-      }
-      port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
-  }
-
   func sandboxes(_ harness: HubUnderTest) throws -> [String: [String: Any]] {
     let output = try harness.cli("status", "--sandbox", "--json").output
     let entries = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
@@ -48,27 +23,18 @@ import Testing
   }
 
   @Test func aPluginCannotLeaveItsSandboxAndTheOthersNeverNotice() throws {
-    let allowed = try Listener()
-    let forbidden = try Listener()
+    let allowed = try SilentListener()
+    let forbidden = try SilentListener()
     let harness = try HubUnderTest("patchbay-it")
     try harness.compileCPlugin(name: "escaping", source: EscapingPlugin.source)
     try harness.linkBuiltPlugins(["example-swift"])
     let secret = try harness.directory.write("good.secret", "the good instance's password\n")
     try harness.writeConfig(
-      """
-      [instances.bad]
-      plugin = "escaping"
-      forbidden = \(forbidden.port)
-      [instances.bad.sandbox]
-      connect = [\(allowed.port)]
-
-      [instances.good]
-      plugin = "example-swift"
-      record = "\(harness.path)/good.jsonl"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-      [instances.good.sandbox]
-      read = ["\(secret)"]
-      """)
+      HubTOML()
+        .instance("bad", plugin: "escaping", ["forbidden": .integer(forbidden.port)])
+        .table("instances.bad.sandbox", ["connect": [.integer(allowed.port)]])
+        .probe("good", record: harness.path + "/good.jsonl", ports: [.event("seen", "integer")])
+        .table("instances.good.sandbox", ["read": [.string(secret)]]))
     try harness.start()
     try harness.waitUntilRunning("bad", "good")
     let hubPID = harness.process!.pid
@@ -158,12 +124,7 @@ import Testing
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
     try harness.writeConfig(
-      """
-      [instances.open]
-      plugin = "example-swift"
-      ports = [{ name = "seen", type = "integer", kind = "event" }]
-      sandbox = { enabled = false }
-      """)
+      HubTOML().probe("open", ports: [.event("seen", "integer")], ["sandbox": ["enabled": false]]))
     try harness.start()
     try harness.waitUntilRunning("open")
     #expect(try harness.cli("status", "--sandbox").output.contains("UNCONFINED"))
@@ -173,29 +134,23 @@ import Testing
   @Test func checkRefusesASandboxPathThatDoesNotExistOrIsRelative() throws {
     let harness = try HubUnderTest("patchbay-it")
     try harness.linkBuiltPlugins(["example-swift"])
-    func check(_ sandbox: String) throws -> (status: Int32, output: String) {
+    func check(_ sandbox: KeyValuePairs<String, HubTOML.Value>) throws -> (status: Int32, output: String) {
       try harness.writeConfig(
-        """
-        [instances.probe]
-        plugin = "example-swift"
-        ports = [{ name = "seen", type = "integer", kind = "event" }]
-        [instances.probe.sandbox]
-        \(sandbox)
-        """)
+        HubTOML().probe(ports: [.event("seen", "integer")]).table("instances.probe.sandbox", sandbox))
       return try harness.check()
     }
-    let missing = try check(#"read = ["\#(harness.path)/no-such-file"]"#)
+    let missing = try check(["read": ["\(harness.path)/no-such-file"]])
     #expect(missing.status == 1)
     #expect(
       missing.output.contains(
         "\(harness.configPath): instances.probe.sandbox.read: '\(harness.path)/no-such-file' does not exist"),
       "\(missing.output)")
-    let relative = try check(#"write = ["var/relative"]"#)
+    let relative = try check(["write": ["var/relative"]])
     #expect(relative.status == 1)
     #expect(
       relative.output.contains(
         "\(harness.configPath): instances.probe.sandbox.write: \"var/relative\" is not an absolute path"),
       "\(relative.output)")
-    #expect(try check(#"read = ["\#(harness.path)"]"#).status == 0)
+    #expect(try check(["read": [.string(harness.path)]]).status == 0)
   }
 }

@@ -37,10 +37,8 @@ import Testing
     let firstPID = try harness.pid(of: "stuck")
     let restartBegan = Date()
     #expect(try harness.cli("restart", "stuck").status == 0)
-    try eventually("stuck runs again in a new process; output:\n\(hub.output)", within: 60) {
-      let pid = try harness.pid(of: "stuck")
-      return pid != nil && pid != firstPID
-    }
+    try harness.waitForNewProcess(
+      of: "stuck", replacing: firstPID, what: "stuck runs again in a new process; output:\n\(hub.output)", within: 60)
     let restartTook = Self.seconds(since: restartBegan)
     // The new process blocks again under the flood: the hub's SIGTERM must still end it all.
     try eventually("stuck's queue fills up again", within: 60) {

@@ -29,6 +29,40 @@ def step(text):
     print("step: " + text, flush=True)
 
 
+def arguments(required, optional=()):
+    """The script's options: each of `required` and `optional` as --NAME, and the browser's
+    --chromium and --chromedriver (Debian's by default)."""
+    parser = argparse.ArgumentParser()
+    for name in required:
+        parser.add_argument("--" + name, required=True)
+    for name in optional:
+        parser.add_argument("--" + name)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    return parser.parse_args()
+
+
+def in_browser(args, run, steps, flags=()):
+    """`run(driver, args)` in headless Chromium, which ends after it; then `STEPS: every step passed`."""
+    driver = headless_chromium(args, flags)
+    try:
+        run(driver, args)
+    finally:
+        driver.quit()
+    print(f"{steps}: every step passed", flush=True)
+
+
+def headless_chromium(args, flags=()):
+    """Headless Chromium 1280x1000 on a fresh profile, driven through chromedriver; `flags` more."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = args.chromium
+    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", *flags,
+                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+
+
 def control(path, line):
     """One line to a simulator's control socket; its one-line answer."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -134,25 +168,8 @@ def card_field(driver, instance, field):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"]:
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-    try:
-        run(driver, args)
-    finally:
-        driver.quit()
-    print("dashboard_clicks: every step passed", flush=True)
+    args = arguments(["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"])
+    in_browser(args, run, "dashboard_clicks")
 
 
 def run(driver, args):

@@ -9,18 +9,14 @@ step whose condition was not met within its (generous) deadline.
   homekit_sandbox.py --phase unpaired|paired --base URL --patchbay BIN --config TOML
                      --instance NAME --screenshots DIR [--setup-code CODE] [--pairing-id ID]
 """
-import argparse
 import json
 import subprocess
-import tempfile
 
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from dashboard_clicks import css, text_of
+from dashboard_clicks import arguments, css, in_browser, text_of
 
 DEADLINE = 90  # seconds; shared machines are slow, and a wait ends as soon as its condition holds
 
@@ -225,29 +221,14 @@ def paired(driver, args):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["phase", "base", "patchbay", "config", "instance", "screenshots"]:
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--setup-code")
-    parser.add_argument("--pairing-id")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
+    args = arguments(["phase", "base", "patchbay", "config", "instance", "screenshots"], ["setup-code", "pairing-id"])
+    in_browser(args, run, f"homekit_sandbox {args.phase}", ["--hide-scrollbars"])
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-    try:
-        driver.get(args.base + "/#operator")
-        wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
-        {"unpaired": unpaired, "paired": paired}[args.phase](driver, args)
-    finally:
-        driver.quit()
-    print(f"homekit_sandbox {args.phase}: every step passed", flush=True)
+
+def run(driver, args):
+    driver.get(args.base + "/#operator")
+    wait(driver, "hub up badge", lambda: text_of(driver, "#hub-state") == "hub up")
+    {"unpaired": unpaired, "paired": paired}[args.phase](driver, args)
 
 
 if __name__ == "__main__":

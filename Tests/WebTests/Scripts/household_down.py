@@ -7,19 +7,14 @@ tile stays up.
 
   household_down.py --base URL --patchbay BIN --config TOML
 """
-import argparse
 import json
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-
-from dashboard_clicks import click, css, step, wait, wait_plain
+from dashboard_clicks import arguments, click, css, headless_chromium, step, wait, wait_plain
 
 
 def activations(args):
@@ -41,16 +36,8 @@ def tile(driver, group):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["base", "patchbay", "config"]:
-        parser.add_argument("--" + name, required=True)
-    args = parser.parse_args()
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
-                 "--window-size=1280,1000", "--user-data-dir=" + tempfile.mkdtemp(prefix="patchbay-web-selenium-")]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    args = arguments(["base", "patchbay", "config"])
+    driver = headless_chromium(args)
     try:
         step("both instances up: their tiles are not marked down")
         wait_plain("hall running", lambda: status(args)["hall"].get("phase") == "running" and status(args)["hall"].get("pid"))

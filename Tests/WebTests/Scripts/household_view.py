@@ -9,19 +9,14 @@ non-zero exit at the first step whose condition was not met within its (generous
   household_view.py --base URL --patchbay BIN --config TOML --flicd-control SOCK
                     --hue-control SOCK --button ADDR --screenshots DIR
 """
-import argparse
 import colorsys
 import json
 import re
 import subprocess
 import sys
-import tempfile
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-
-from dashboard_clicks import DEADLINE, click, control, css, step, text_of, wait, wait_plain
+from dashboard_clicks import DEADLINE, arguments, click, control, css, in_browser, step, text_of, wait, wait_plain
 
 LIGHT_TILE = '.tile[data-group="lights.bedroom"]'
 
@@ -125,24 +120,8 @@ def no_overflow(driver):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"]:
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    profile = tempfile.mkdtemp(prefix="patchbay-web-selenium-")
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-    try:
-        run(driver, args)
-    finally:
-        driver.quit()
-    print("household_view: every step passed", flush=True)
+    args = arguments(["base", "patchbay", "config", "flicd-control", "hue-control", "button", "screenshots"])
+    in_browser(args, run, "household_view")
 
 
 def run(driver, args):

@@ -8,19 +8,14 @@ at the first step and says so.
 
   sensor_sparkline.py --base URL --patchbay BIN --config TOML
 """
-import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-
-from dashboard_clicks import click, css, step, wait, wait_plain
+from dashboard_clicks import arguments, click, css, headless_chromium, step, wait, wait_plain
 
 PORT = "probe.level.out"
 SPARK = f'.sparkline[data-port="{PORT}"]'
@@ -56,12 +51,7 @@ def sparkline(driver):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ["base", "patchbay", "config"]:
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
+    args = arguments(["base", "patchbay", "config"])
 
     step("three values through the hub, each seen on the probe's output, then in the recorder's history")
     for value in ["3", "5", "8"]:
@@ -70,12 +60,7 @@ def main():
     wait_plain("3, 5, 8 in /api/history", lambda: history(args)[-3:] == [3, 5, 8])
     print(f"  /api/history: {history(args)}")
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
-                 "--window-size=1280,1000", "--user-data-dir=" + tempfile.mkdtemp(prefix="patchbay-web-selenium-")]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+    driver = headless_chromium(args)
     try:
         step("the sensor tile's sparkline has the values sent")
         driver.get(args.base + "/")
