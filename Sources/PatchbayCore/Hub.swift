@@ -19,6 +19,9 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   package let reloading = Mutex(())
   /// Back-off, heartbeats, hang detection and momentary routes run on it (tests move it by hand).
   package let clock: any HubClock
+  /// How many `watch` streams are open (changed under `tables`' lock): with none, a routed
+  /// value does not take that lock at all.
+  private let watching = Atomic(0)
   /// The heartbeat ticker runs while this is true.
   private let ticking = Atomic(false)
   /// When the ticker wakes next; see `planTick`.
@@ -274,15 +277,23 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
   /// Streams `INSTANCE.PORT VALUE` lines whose address matches `pattern` (a prefix, or `*`).
   public func watch(pattern: String, emit: @escaping @Sendable (String) -> Bool) -> UUID {
     let id = UUID()
-    tables.withLock { $0.watchers[id] = Watcher(pattern: pattern, emit: emit) }
+    tables.withLock {
+      $0.watchers[id] = Watcher(pattern: pattern, emit: emit)
+      watching.add(1, ordering: .releasing)
+    }
     return id
   }
 
-  public func unwatch(_ id: UUID) { _ = tables.withLock { $0.watchers.removeValue(forKey: id) } }
+  public func unwatch(_ id: UUID) {
+    tables.withLock {
+      if $0.watchers.removeValue(forKey: id) != nil { watching.subtract(1, ordering: .releasing) }
+    }
+  }
 
   /// The line is only formatted when someone watches (formatting every value was a visible
   /// part of the hub's cost per message).
   package func notifyWatchers(_ text: @autoclosure () -> String) {
+    guard watching.load(ordering: .acquiring) > 0 else { return }
     let current = tables.withLock { $0.watchers }
     guard !current.isEmpty else { return }
     let line = text()

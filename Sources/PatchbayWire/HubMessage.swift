@@ -80,11 +80,7 @@ public enum HubMessage: Sendable, Equatable {
       writer.u8(Tag.start.rawValue)
       writer.u16(0)
     case .input(let port, let value, let hops):
-      writer.u8(Tag.input.rawValue)
-      writer.u16(0)
-      writer.u32(port)
-      writer.u8(hops)
-      writer.value(value)
+      Self.writeInput(port: port, value: value, hops: hops, to: &writer)
     case .heartbeat(let sequence):
       writer.u8(Tag.heartbeat.rawValue)
       writer.u16(0)
@@ -96,6 +92,15 @@ public enum HubMessage: Sendable, Equatable {
       writer.u8(Tag.retire.rawValue)
       writer.u16(0)
     }
+  }
+
+  /// `.input`'s frame after the version byte (`PacketSocket.trySendInput` writes it alone).
+  static func writeInput(port: UInt32, value: Value, hops: UInt8, to writer: inout FrameWriter) {
+    writer.u8(Tag.input.rawValue)
+    writer.u16(0)
+    writer.u32(port)
+    writer.u8(hops)
+    writer.value(value)
   }
 
   public static func decode(_ frame: [UInt8]) throws(WireError) -> HubMessage {
@@ -140,5 +145,19 @@ extension FrameReader {
     guard frame[0] == WireProtocol.version else { throw .unknownVersion(frame[0]) }
     guard frame[2] == 0, frame[3] == 0 else { throw .invalid("reserved header bytes are not zero") }
     self.init(frame, offset: WireProtocol.headerBytes)
+  }
+}
+
+extension PacketSocket {
+  /// `trySend` of `HubMessage.input(port:value:hops:)`, written straight into stack memory:
+  /// the hop's send makes no message value and, being concrete in this module, calls nothing
+  /// generic (the generic `withEncoded` looked up `Result` and `Slice` metadata on every hop,
+  /// issue 44). The bytes are `HubMessage.encode`'s (`FrameEncodingInPlaceTests`).
+  public func trySendInput(port: UInt32, value: Value, hops: UInt8) -> SendResult {
+    FrameWriter.withFrame(
+      { writer in
+        writer.u8(WireProtocol.version)
+        HubMessage.writeInput(port: port, value: value, hops: hops, to: &writer)
+      }, { trySend($0) })
   }
 }

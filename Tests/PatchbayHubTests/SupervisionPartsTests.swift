@@ -122,6 +122,21 @@ import Testing
     #expect(left.dying?.value == .integer(3))
   }
 
+  /// The hop records its input before sending it: a send that failed takes it back, unless
+  /// the process's end has already given it back (then it must not be given back twice).
+  @Test func aFailedSendIsWithdrawnOnce() {
+    var inFlight = InFlightInputs()
+    let first = inFlight.sent(Self.inputs(1...1)[0], hostFinished: 0)
+    let withdrawn = inFlight.withdraw(first)
+    #expect(withdrawn && inFlight.isEmpty)
+    let second = inFlight.sent(Self.inputs(2...2)[0], hostFinished: 0)
+    #expect(second == first, "the host never counted the withdrawn one")
+    let left = inFlight.processEnded(ledger: (taken: 0, finished: 0))
+    #expect(left.unseen.map(\.value) == [.integer(2)])
+    let again = inFlight.withdraw(second)
+    #expect(!again, "the process's end gave it back already")
+  }
+
   /// The ledger is the plugin's page: counts past what was sent are clamped.
   @Test func anUntrustedLedgerIsClamped() {
     var inFlight = InFlightInputs()

@@ -29,6 +29,23 @@ import Testing
     }
   }
 
+  /// The hop's own send (`trySendInput`) puts `HubMessage.input`'s bytes on a real socket.
+  @Test func anInputSentStraightFromTheStackIsTheMessagesFrame() throws {
+    let (hub, host) = try PacketSocket.pair()
+    defer {
+      hub.close()
+      host.close()
+    }
+    for case .input(let port, let value, let hops) in Self.hubMessages {
+      #expect(hub.trySendInput(port: port, value: value, hops: hops) == .sent)
+      guard case .frame(let bytes) = host.receive() else {
+        Issue.record("no frame for input \(port)")
+        continue
+      }
+      #expect(bytes == HubMessage.input(port: port, value: value, hops: hops).encode())
+    }
+  }
+
   @Test func aBatchIsItsFramesOneAfterTheOther() {
     let messages = Self.hubMessages
     HubMessage.withEncoded(messages) { joined, lengths in

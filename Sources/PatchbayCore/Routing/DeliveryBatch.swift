@@ -12,6 +12,23 @@ package final class DeliveryBatch {
     var value: Value
     /// The routes it has passed through (WireProtocol.maximumHops).
     var hops: UInt8
+    /// Where the consumer declared `port`, if known (`InputPort`): -1, look it up by name.
+    var index = -1
+    var generation = 0
+
+    init(port: String, kind: PortKind, value: Value, hops: UInt8, index: Int = -1, generation: Int = 0) {
+      self.port = port
+      self.kind = kind
+      self.value = value
+      self.hops = hops
+      self.index = index
+      self.generation = generation
+    }
+
+    init(_ value: Value, to port: InputPort, hops: UInt8) {
+      self.init(
+        port: port.name, kind: port.kind, value: value, hops: hops, index: port.index, generation: port.generation)
+    }
   }
 
   /// In the order consumers were first reached; a read reaches few, so a list beats a table.
@@ -25,8 +42,8 @@ package final class DeliveryBatch {
   }
 
   /// An input whose consumer's claim this batch holds (or has just taken).
-  package func add(_ value: Value, port: String, kind: PortKind, hops: UInt8, for consumer: InstanceSupervisor) {
-    let input = Input(port: port, kind: kind, value: value, hops: hops)
+  package func add(_ value: Value, port: InputPort, hops: UInt8, for consumer: InstanceSupervisor) {
+    let input = Input(value, to: port, hops: hops)
     if let index = pending.firstIndex(where: { $0.consumer === consumer }) {
       pending[index].inputs.append(input)
     } else {

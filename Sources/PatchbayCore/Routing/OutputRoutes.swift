@@ -2,16 +2,26 @@ import PatchbayValues
 
 /// Routes interned to port indices: when routes are installed, each instance gets, for every
 /// output it declared, the routes that read it, at that output's index, with their targets'
-/// supervisors. A published value carries its port's index over the wire, so it finds its
-/// routes and their consumers with array indices instead of hashing the names of instances and
-/// ports on every value (issue 44).
+/// supervisors and input ports. A published value carries its port's index over the wire, so
+/// it finds its routes, their consumers and the consumers' port indices with array indices
+/// instead of hashing or comparing the names of instances and ports on every value (issue 44).
 package struct InternedRoute: Sendable {
   package let route: CompiledRoute
-  /// By the index of each of `route.targets`; nil for a scene or an instance that is not there.
-  package let supervisors: [InstanceSupervisor?]
+  /// By the index of each of `route.targets`.
+  package let targets: [InternedTarget]
   /// `Hub.instancesVersion` when they were found: once a reload has changed the instances,
   /// targets are looked up by name again until routes are installed anew.
   package let instancesVersion: Int
+}
+
+/// Where one target of an interned route goes.
+package enum InternedTarget: Sendable {
+  /// A scene's activation (`scene.NAME`).
+  case scene
+  /// An input of a running instance, as it was declared when the route was interned.
+  case input(InstanceSupervisor, InputPort)
+  /// No such instance or input when the route was interned: looked up by name, as before.
+  case byName
 }
 
 extension RouteTable {
@@ -24,7 +34,14 @@ extension RouteTable {
       guard port.direction == .output else { return [] }
       return routes(from: PortAddress(instance: instance, port: port.name)).map { route in
         InternedRoute(
-          route: route, supervisors: route.targets.map { instances[$0.instance] }, instancesVersion: version)
+          route: route,
+          targets: route.targets.map { target in
+            if target.instance == SceneSpec.instanceName { return .scene }
+            guard let supervisor = instances[target.instance], let port = supervisor.inputPort(named: target.port)
+            else { return .byName }
+            return .input(supervisor, port)
+          },
+          instancesVersion: version)
       }
     }
   }

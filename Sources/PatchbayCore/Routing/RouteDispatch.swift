@@ -9,12 +9,12 @@ import Synchronization
 /// inboxes of its targets (waiting for room: back-pressure). Also compiles the route table.
 extension Hub {
   package func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, routes: [InternedRoute]?,
+    _ instance: InstanceSupervisor, published value: Value, on port: String, kind: PortKind, routes: [InternedRoute]?,
     hops: UInt8, batch: DeliveryBatch?
   ) {
     var scenes: [SceneActivation] = []
     route(
-      value, from: PortAddress(instance: instance.spec.name, port: port.name), kind: port.kind, producer: instance,
+      value, from: PortAddress(instance: instance.spec.name, port: port), kind: kind, producer: instance,
       batch: batch, hops: hops, scenes: &scenes, routes: routes)
     handOut(scenes: &scenes, batch: batch)
   }
@@ -47,9 +47,9 @@ extension Hub {
       let version = instancesVersion.load(ordering: .acquiring)
       for interned in known {
         // Targets found at installation hold while the instances are the same ones.
-        let supervisors = interned.instancesVersion == version ? interned.supervisors : nil
+        let targets = interned.instancesVersion == version ? interned.targets : nil
         pass(
-          value, from: source, along: interned.route, to: supervisors, producer: producer, batch: batch, hops: hops,
+          value, from: source, along: interned.route, to: targets, producer: producer, batch: batch, hops: hops,
           scenes: &scenes)
       }
     } else {
@@ -61,7 +61,7 @@ extension Hub {
 
   /// One route's part of `route`: its condition, loop cut, transform, delivery and position.
   private func pass(
-    _ value: Value, from source: PortAddress, along route: CompiledRoute, to supervisors: [InstanceSupervisor?]?,
+    _ value: Value, from source: PortAddress, along route: CompiledRoute, to interned: [InternedTarget]?,
     producer: InstanceSupervisor?, batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation]
   ) {
     if let condition = route.condition,
@@ -81,7 +81,7 @@ extension Hub {
     route.counters.values.add(1, ordering: .relaxed)
     deliver(
       output.value, to: output.targets, via: route, from: producer, batch: batch, hops: hops + 1, scenes: &scenes,
-      supervisors: supervisors)
+      interned: interned)
     if position != before { store.setPosition(position, of: route.id) }
     if let reset = route.momentaryReset {
       let targets = output.targets
@@ -111,28 +111,47 @@ extension Hub {
   }
 
   /// Scene targets are not activated here but queued in `scenes`, for the caller's loop.
-  /// `supervisors`: those of the route's targets, found when it was installed (by the targets'
-  /// indices in the route); without them each is looked up by name.
+  /// `interned`: the route's targets as found when it was installed (by the targets' indices
+  /// in the route); without them, or for one whose ports have changed since, each is looked up
+  /// by name.
   package func deliver(
     _ value: Value, to targets: ArraySlice<PortAddress>, via route: CompiledRoute, from producer: InstanceSupervisor?,
-    batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation], supervisors: [InstanceSupervisor?]? = nil
+    batch: DeliveryBatch?, hops: UInt8, scenes: inout [SceneActivation], interned: [InternedTarget]? = nil
   ) {
     for index in targets.indices {
+      if let interned {
+        switch interned[index] {
+        case .input(let supervisor, let port)
+        where port.generation == supervisor.portsGeneration.load(ordering: .acquiring):
+          if !supervisor.deliver(value, to: port, from: producer, batch: batch, hops: hops) {
+            countDrop(on: route, to: targets[index])
+          }
+          continue
+        case .scene:
+          scenes.append(SceneActivation(name: targets[index].port, hops: hops))
+          continue
+        case .input, .byName:
+          break
+        }
+      }
       let target = targets[index]
       if target.instance == SceneSpec.instanceName {
         scenes.append(SceneActivation(name: target.port, hops: hops))
         continue
       }
-      guard let supervisor = supervisors?[index] ?? instance(named: target.instance),
-        let port = supervisor.port(named: target.port)
+      guard let supervisor = instance(named: target.instance), let port = supervisor.port(named: target.port)
       else { continue }
       if !supervisor.deliver(value, to: port, from: producer, batch: batch, hops: hops) {
-        let count = route.counters.drops.add(1, ordering: .relaxed).newValue
-        // Log the first drop and then every 100th, so a flood cannot flood the log too.
-        if count == 1 || count % 100 == 0 {
-          logger.warning("queue of \(target) is full: dropped \(count) events from route \(route.spec.keyPath)")
-        }
+        countDrop(on: route, to: target)
       }
+    }
+  }
+
+  private func countDrop(on route: CompiledRoute, to target: PortAddress) {
+    let count = route.counters.drops.add(1, ordering: .relaxed).newValue
+    // Log the first drop and then every 100th, so a flood cannot flood the log too.
+    if count == 1 || count % 100 == 0 {
+      logger.warning("queue of \(target) is full: dropped \(count) events from route \(route.spec.keyPath)")
     }
   }
 

@@ -39,7 +39,29 @@ package struct InFlightInputs: Sendable {
       sent &+= 1
       pending.append(Input(sequence: sent, port: input.port, kind: input.kind, value: input.value, hops: input.hops))
     }
-    guard let finished else { return }
+    if let finished { forget(finished: finished) }
+  }
+
+  /// One input goes out (the common hop): its sequence number, for `withdraw`.
+  package mutating func sent(_ input: DeliveryBatch.Input, hostFinished finished: UInt64) -> UInt64 {
+    forget(finished: finished)
+    sent &+= 1
+    pending.append(Input(sequence: sent, port: input.port, kind: input.kind, value: input.value, hops: input.hops))
+    return sent
+  }
+
+  /// The input recorded as `sequence` did not go out after all (the socket was full or
+  /// closed): false when it is no longer here, because the process's end has already given it
+  /// back with the others. The caller holds the consumer's send claim, so nothing was sent
+  /// after it.
+  package mutating func withdraw(_ sequence: UInt64) -> Bool {
+    guard let last = pending.last, last.sequence == sequence else { return false }
+    pending.removeLast()
+    sent &-= 1
+    return true
+  }
+
+  private mutating func forget(finished: UInt64) {
     while let first = pending.first, first.sequence <= finished { pending.removeFirst() }
   }
 

@@ -69,7 +69,10 @@ extension InstanceSupervisor {
       // Created for the first time by a restart, after the hub (or a reload) stopped waiting.
       let late = !state.created && !state.holdStart
       // Routes interned against other ports would send values down the wrong routes.
-      if state.ports != ports { state.outputRoutes = nil }
+      if state.ports != ports {
+        state.outputRoutes = nil
+        portsGeneration.add(1, ordering: .releasing)
+      }
       state.ports = ports
       state.created = true
       return (state.holdStart || state.retired, late)
@@ -99,23 +102,25 @@ extension InstanceSupervisor {
   }
 
   private func published(_ value: Value, on index: UInt32, hops: UInt8, batch: DeliveryBatch?) {
-    let found: (port: PortDescriptor, routes: [InternedRoute]?)? = state.withLock { state in
+    // Only what routing needs leaves the lock (copying the whole descriptor was a visible part
+    // of a hop, issue 44).
+    let found: (name: String, kind: PortKind, mirrors: String?, routes: [InternedRoute]?)? = state.withLock { state in
       let index = Int(index)
       guard state.ports.indices.contains(index), state.ports[index].direction == .output,
         state.ports[index].type == value.type
       else { return nil }
       InstanceCounters.bump(&state.counters.messagesOut)
       let routes = state.outputRoutes.flatMap { $0.indices.contains(index) ? $0[index] : nil }
-      return (state.ports[index], routes)
+      return (state.ports[index].name, state.ports[index].kind, state.ports[index].mirrors, routes)
     }
     guard let found else {
       logger.error("published on port \(index), which is not an output of that type; ignored")
       return
     }
-    let port = found.port
-    delegate?.instance(self, published: value, on: port, routes: found.routes, hops: hops, batch: batch)
+    delegate?.instance(
+      self, published: value, on: found.name, kind: found.kind, routes: found.routes, hops: hops, batch: batch)
     // The device's own state of an input (ABI 1.2): a restarted process gets it, not an older command.
-    if let mirrored = port.mirrors { inbox.follow(port: mirrored, value: value) }
+    if let mirrored = found.mirrors { inbox.follow(port: mirrored, value: value) }
   }
 
   private func failed(_ stage: LifecycleStage, status: Int32, _ text: String) {

@@ -13,21 +13,27 @@ extension InstanceSupervisor {
     _ value: Value, to port: PortDescriptor, from producer: InstanceSupervisor? = nil, batch: DeliveryBatch? = nil,
     hops: UInt8 = 1
   ) -> Bool {
+    deliver(value, to: InputPort(port), from: producer, batch: batch, hops: hops)
+  }
+
+  /// `deliver` to a port as routes intern it (`InputPort`: sent by its index, no lookup).
+  package func deliver(
+    _ value: Value, to port: InputPort, from producer: InstanceSupervisor?, batch: DeliveryBatch?, hops: UInt8
+  ) -> Bool {
     if let batch {
       let claimed =
         batch.holdsClaim(of: self)
         ? inbox.extendClaim(port: port.name, kind: port.kind, value: value)
         : inbox.claim(port: port.name, kind: port.kind, value: value)
       if claimed {
-        batch.add(value, port: port.name, kind: port.kind, hops: hops, for: self)
+        batch.add(value, port: port, hops: hops, for: self)
         return true
       }
       // What follows may wait for room: the claims the batch holds must not wait with it.
       batch.flush()
     }
     if inbox.claim(port: port.name, kind: port.kind, value: value) {
-      // The common hop: no array of one.
-      transmit(CollectionOfOne(DeliveryBatch.Input(port: port.name, kind: port.kind, value: value, hops: hops)))
+      transmit(DeliveryBatch.Input(value, to: port, hops: hops))
       return true
     }
     // An event from a plugin: back-pressure. The producer's reader thread (this one) waits for
@@ -79,16 +85,15 @@ extension InstanceSupervisor {
   /// what is sent is remembered until the host has finished it; what does not fit, or finds
   /// the process gone, goes back to the front of the line in order (for the delivery thread,
   /// or for the next process); an input for a port the process does not declare is dropped.
-  package func transmit(_ inputs: some RandomAccessCollection<DeliveryBatch.Input>, blocking: Bool = false) {
+  package func transmit(_ inputs: [DeliveryBatch.Input], blocking: Bool = false) {
     defer { inbox.finishSending() }
-    // Each input's port index in the process's declaration (-1: it declares no such input), on
-    // the stack: one input, the common hop, costs no heap allocation here.
+    // Each input's port index in the process's declaration (-1: it declares no such input).
     withUnsafeTemporaryAllocation(of: Int.self, capacity: inputs.count) { indices in
       var unknown = 0
       let process: (any PluginChannel)? = state.withLock { state in
         guard let process = state.process else { return nil }
-        for (position, input) in inputs.enumerated() {
-          let index = state.ports.firstIndex { $0.name == input.port && $0.direction == .input } ?? -1
+        for position in inputs.indices {
+          let index = inputIndex(of: inputs[position], among: state.ports)
           indices.initializeElement(at: position, to: index)
           if index < 0 { unknown += 1 }
         }
@@ -96,9 +101,7 @@ extension InstanceSupervisor {
       }
       guard let process else {
         inbox.hold()
-        for input in inputs.reversed() {
-          inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-        }
+        for input in inputs.reversed() { putBack(input) }
         return
       }
       if unknown == 0 {
@@ -107,8 +110,7 @@ extension InstanceSupervisor {
         // Ports come from the consumer's declaration, so an unknown one is a route compiled
         // against older ports: such inputs are left out.
         let known = zip(inputs, indices).filter { $0.1 >= 0 }
-        let names = Set(zip(inputs, indices).filter { $0.1 < 0 }.map(\.0.port)).sorted().joined(separator: ", ")
-        logger.warning("\(unknown) inputs for ports it does not declare (\(names)) dropped")
+        dropUnknown(zip(inputs, indices).filter { $0.1 < 0 }.map(\.0))
         known.map(\.1).withUnsafeBufferPointer {
           sendInputs(known.map(\.0), at: $0, to: process, blocking: blocking)
         }
@@ -116,29 +118,71 @@ extension InstanceSupervisor {
     }
   }
 
+  /// The common hop: one input, claimed by the thread that routed it, sent by that thread
+  /// without blocking and without arrays. The consumer's lock is taken once: the port's index,
+  /// the process, and the input recorded as in flight together (an exit handled after that
+  /// finds it in the ledger; a send that then fails takes it back, unless the exit already has).
+  func transmit(_ input: DeliveryBatch.Input) {
+    defer { inbox.finishSending() }
+    let (process, index, sequence) = state.withLock {
+      state -> (process: (any PluginChannel)?, index: Int, sequence: UInt64?) in
+      guard let process = state.process else { return (nil, -1, nil) }
+      let index = inputIndex(of: input, among: state.ports)
+      guard index >= 0 else { return (process, index, nil) }
+      InstanceCounters.bump(&state.counters.messagesIn)
+      // Remembered until the host has finished it (its ledger), for the next process.
+      let sequence = process.inputLedger.map { state.inFlight.sent(input, hostFinished: $0.finished) }
+      return (process, index, sequence)
+    }
+    guard let process else {
+      inbox.hold()
+      putBack(input)
+      return
+    }
+    guard index >= 0 else { return dropUnknown(CollectionOfOne(input)) }
+    let result = process.trySendInput(port: UInt32(index), value: input.value, hops: input.hops)
+    guard result != .sent else { return }
+    let returned = state.withLock { state in
+      state.counters.messagesIn -= 1
+      guard let sequence else { return true }
+      return state.inFlight.withdraw(sequence)
+    }
+    // The socket is full (the delivery thread sends it) or the process is gone (the next one
+    // gets it, if its exit has not already given it back).
+    if result == .closed { inbox.hold() }
+    if returned { putBack(input) }
+  }
+
+  /// `input`'s index among the ports the process declared (its interned index while those are
+  /// the ports it was interned for), or -1: it declares no such input.
+  private func inputIndex(of input: DeliveryBatch.Input, among ports: [PortDescriptor]) -> Int {
+    if input.index >= 0, input.generation == portsGeneration.load(ordering: .relaxed) { return input.index }
+    return ports.firstIndex { $0.name == input.port && $0.direction == .input } ?? -1
+  }
+
+  private func putBack(_ input: DeliveryBatch.Input) {
+    inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
+  }
+
+  private func dropUnknown(_ inputs: some Collection<DeliveryBatch.Input>) {
+    let names = Set(inputs.map(\.port)).sorted().joined(separator: ", ")
+    logger.warning("\(inputs.count) inputs for ports it does not declare (\(names)) dropped")
+  }
+
   /// Sends inputs of known ports (`indices`), remembers what went out as in flight, and puts
   /// back what did not.
   private func sendInputs(
-    _ inputs: some RandomAccessCollection<DeliveryBatch.Input>, at indices: UnsafeBufferPointer<Int>,
-    to process: any PluginChannel, blocking: Bool
+    _ inputs: [DeliveryBatch.Input], at indices: UnsafeBufferPointer<Int>, to process: any PluginChannel,
+    blocking: Bool
   ) {
-    func message(_ position: Int, _ input: DeliveryBatch.Input) -> HubMessage {
-      .input(port: UInt32(indices[position]), value: input.value, hops: input.hops)
+    guard !inputs.isEmpty else { return }
+    var messages: [HubMessage] = []
+    messages.reserveCapacity(inputs.count)
+    for position in inputs.indices {
+      let input = inputs[position]
+      messages.append(.input(port: UInt32(indices[position]), value: input.value, hops: input.hops))
     }
-    let sent: Int?
-    if inputs.count == 1, !blocking, let input = inputs.first {
-      // One input (the common hop): no array of messages for it.
-      switch process.trySend(message(0, input)) {
-      case .sent: sent = 1
-      case .wouldBlock: sent = 0
-      case .closed: sent = nil
-      }
-    } else if inputs.isEmpty {
-      sent = 0
-    } else {
-      let messages = inputs.enumerated().map { message($0.offset, $0.element) }
-      sent = blocking ? process.send(messages) : process.trySend(messages)
-    }
+    let sent = blocking ? process.send(messages) : process.trySend(messages)
     let count = sent ?? 0
     if count > 0 {
       let ledger = process.inputLedger
@@ -152,8 +196,6 @@ extension InstanceSupervisor {
     // The socket is full (the delivery thread sends the rest) or the process is gone (the next
     // one gets them).
     if sent == nil { inbox.hold() }
-    for input in inputs.dropFirst(count).reversed() {
-      inbox.putBack(port: input.port, kind: input.kind, value: input.value, hops: input.hops)
-    }
+    for input in inputs.dropFirst(count).reversed() { putBack(input) }
   }
 }

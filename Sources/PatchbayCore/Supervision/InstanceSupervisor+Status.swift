@@ -10,6 +10,18 @@ extension InstanceSupervisor {
 
   package func port(named name: String) -> PortDescriptor? { state.withLock { $0.ports.first { $0.name == name } } }
 
+  /// The input `name` as delivery sends it: with its index among the ports declared now (see
+  /// `InputPort`); a port of that name that is no input keeps no index (it is refused when sent).
+  package func inputPort(named name: String) -> InputPort? {
+    state.withLock { state in
+      let generation = portsGeneration.load(ordering: .relaxed)
+      if let index = state.ports.firstIndex(where: { $0.name == name && $0.direction == .input }) {
+        return InputPort(name: name, kind: state.ports[index].kind, index: index, generation: generation)
+      }
+      return state.ports.first { $0.name == name }.map(InputPort.init)
+    }
+  }
+
   package func status() -> InstanceStatus {
     let depth = inbox.depth
     let now = clock.now

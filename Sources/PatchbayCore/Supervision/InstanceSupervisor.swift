@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PatchbayValues
 import PatchbayWire
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -13,7 +14,7 @@ package protocol InstanceSupervisorDelegate: AnyObject, Sendable {
   /// `batch` collects the inputs routed on the way, to be sent together after the read.
   /// `routes`: those from `port` (`installOutputRoutes`), nil when not known by index.
   func instance(
-    _ instance: InstanceSupervisor, published value: Value, on port: PortDescriptor, routes: [InternedRoute]?,
+    _ instance: InstanceSupervisor, published value: Value, on port: String, kind: PortKind, routes: [InternedRoute]?,
     hops: UInt8, batch: DeliveryBatch?)
   /// The instance declared its ports for the first time after the hub stopped waiting for it
   /// (its first attempts failed, or it was slow): its routes can be installed now, and then
@@ -41,6 +42,9 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   /// The one owner of the supervisor's mutable state (the extensions in the files beside this
   /// one, by concept: host messages, heartbeats, inputs, status).
   let state: Guarded<State>
+  /// Moves (under `state`'s lock) whenever the process declares ports other than before: an
+  /// `InputPort` interned against older ports is then looked up by name again.
+  package let portsGeneration = Atomic(0)
 
   struct State {
     var process: (any PluginChannel)?

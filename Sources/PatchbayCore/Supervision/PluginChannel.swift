@@ -1,3 +1,4 @@
+import PatchbayValues
 import PatchbayWire
 
 /// What the supervisor needs of one running plugin instance: a way to send it messages and
@@ -10,6 +11,9 @@ package protocol PluginChannel: AnyObject, Sendable {
   @discardableResult func send(_ message: HubMessage) -> Bool
   /// Sends without blocking on a full socket.
   func trySend(_ message: HubMessage) -> PacketSocket.SendResult
+  /// `trySend(.input(port:value:hops:))`, the hop's own send: a channel may write the frame
+  /// without making the message first.
+  func trySendInput(port: UInt32, value: Value, hops: UInt8) -> PacketSocket.SendResult
   /// Sends messages in order without blocking on a full socket, in as few system calls as it
   /// can: how many went out (the rest did not fit), or nil when the plugin is gone.
   func trySend(_ messages: [HubMessage]) -> Int?
@@ -32,6 +36,10 @@ package protocol PluginChannel: AnyObject, Sendable {
 
 extension PluginChannel {
   package var containment: String? { nil }
+
+  package func trySendInput(port: UInt32, value: Value, hops: UInt8) -> PacketSocket.SendResult {
+    trySend(.input(port: port, value: value, hops: hops))
+  }
   package var inheritedZombiesReaped: Int { 0 }
 
   package func trySend(_ messages: [HubMessage]) -> Int? {

@@ -1,6 +1,7 @@
 import CProcessControl
 import Foundation
 import PatchbayCore
+import PatchbayValues
 import PatchbayWire
 import Synchronization
 
@@ -269,6 +270,11 @@ final class PluginProcess: PluginChannel {
 
   /// Sends without blocking on a full socket.
   func trySend(_ message: HubMessage) -> PacketSocket.SendResult { message.withEncoded { socket.trySend($0) } }
+
+  /// The hop's input, written straight onto the stack (`PacketSocket.trySendInput`).
+  func trySendInput(port: UInt32, value: Value, hops: UInt8) -> PacketSocket.SendResult {
+    socket.trySendInput(port: port, value: value, hops: hops)
+  }
 
   /// Several at once: one `sendmmsg`, and one wake-up of the host for all of them.
   func trySend(_ messages: [HubMessage]) -> Int? {
