@@ -72,7 +72,7 @@ import Testing
     _ = button.press(.click, buttonIndex: 1)
     _ = button.press(.swipeDown)
     button.advance(seconds: 1)
-    var again = InMemoryLink(button: button, stored: stored, options: InMemoryLink.options())
+    let again = InMemoryLink(button: button, stored: stored, options: InMemoryLink.options())
     #expect(again.central.isDuo, "QuickVerifyResponse says isDuo")
     #expect(Self.gestures(again.presses, button: 1) == [.click])
     #expect(again.presses.allSatisfy { $0.wasQueued })
