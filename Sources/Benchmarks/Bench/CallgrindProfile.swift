@@ -89,7 +89,7 @@ struct CallgrindProfile {
   private static func readable(_ symbol: String) -> String {
     var depth = 0
     var name = ""
-    for character in symbol.prefix { $0 != "(" && $0 != "@" } {
+    for character in symbol.prefix(while: { $0 != "(" && $0 != "@" }) {
       if character == "<" {
         depth += 1
       } else if character == ">" {
