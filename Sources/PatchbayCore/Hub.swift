@@ -230,8 +230,10 @@ public final class Hub: InstanceSupervisorDelegate, Sendable {
       return plan.generation
     }
     guard let generation else { return }
-    clock.schedule(after: max(due - clock.now, Self.minimumTickDelay)) { [weak self] in
-      self?.tick(generation: generation)
+    // No weak self (a side table makes every retain of the hub slow, issue 44): a stopped hub's
+    // tick does nothing.
+    clock.schedule(after: max(due - clock.now, Self.minimumTickDelay)) { [self] in
+      tick(generation: generation)
     }
   }
 

@@ -6,7 +6,9 @@ public enum Value: Sendable, Hashable {
   case number(Double)
   case text(String)
   case color(HSBColor)
-  case light(LightCommand)
+  /// Boxed: a light command is five optionals (about 60 bytes); inline, it made every Value
+  /// that large, and each copy of one (three per hop) a call through its value witness.
+  indirect case light(LightCommand)
   case button(ButtonEvent)
 
   /// Longest text value, in UTF-8 bytes (the ABI's limit).

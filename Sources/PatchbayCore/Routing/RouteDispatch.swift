@@ -85,8 +85,9 @@ extension Hub {
     if position != before { store.setPosition(position, of: route.id) }
     if let reset = route.momentaryReset {
       let targets = output.targets
-      clock.schedule(after: Double(route.momentaryDelayMs) / 1000) { [weak self] in
-        self?.deliver(reset, to: targets, via: route)
+      // Holds the hub until then (no weak self: see `planTick`).
+      clock.schedule(after: Double(route.momentaryDelayMs) / 1000) { [self] in
+        deliver(reset, to: targets, via: route)
       }
     }
   }

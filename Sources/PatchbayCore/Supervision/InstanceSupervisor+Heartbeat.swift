@@ -52,5 +52,5 @@ extension InstanceSupervisor {
   package static let heartbeatRetry = 0.1
 
   /// A deadline may have moved earlier: the hub's ticker wakes for it. Never under `state`'s lock.
-  func heartbeatDeadlineChanged() { delegate?.instanceTickDueChanged(self) }
+  func heartbeatDeadlineChanged() { delegate.instanceTickDueChanged(self) }
 }

@@ -82,7 +82,7 @@ extension InstanceSupervisor {
         "created: plugin \(info.name) \(info.version) (ABI \(info.abiMajor).\(info.abiMinor)), \(ports.count) ports")
     }
     // Late: the hub installs its routes first, then lets it start.
-    if late, let delegate {
+    if late {
       delegate.instanceCreatedLate(self)
     } else if !hold {
       sendControl(.start, to: process)
@@ -117,7 +117,7 @@ extension InstanceSupervisor {
       logger.error("published on port \(index), which is not an output of that type; ignored")
       return
     }
-    delegate?.instance(
+    delegate.instance(
       self, published: value, on: found.name, kind: found.kind, routes: found.routes, hops: hops, batch: batch)
     // The device's own state of an input (ABI 1.2): a restarted process gets it, not an older command.
     if let mirrored = found.mirrors { inbox.follow(port: mirrored, value: value) }

@@ -38,7 +38,11 @@ package final class InstanceSupervisor: PluginChannelDelegate, Sendable {
   package let logger: Logger
   package let clock: any HubClock
   package let launcher: PluginLauncher
-  weak let delegate: (any InstanceSupervisorDelegate)?
+  /// The hub. Strong, not weak (issue 44): a weak reference gives the hub a side table, and
+  /// each hop's retain and release of it took the slow path. The hub lives as long as its
+  /// process, so the cycle (hub, its instances, the hub) costs nothing there; a test's stopped
+  /// hub stays in memory until the test process ends.
+  let delegate: any InstanceSupervisorDelegate
   /// The one owner of the supervisor's mutable state (the extensions in the files beside this
   /// one, by concept: host messages, heartbeats, inputs, status).
   let state: Guarded<State>

@@ -19,7 +19,10 @@ final class PluginProcess: PluginChannel {
   let marker: String
   /// The input ledger shared with the host (`pc_input_ledger`); read after it died.
   private let ledger: InputLedgerPage?
-  private weak let delegate: (any PluginChannelDelegate)?
+  /// Strong, not weak (issue 44): a weak reference gives its object a side table, and every
+  /// retain and release of a supervisor then took the slow path, several per hop. The cycle
+  /// ends at the exit: the supervisor lets go of its process, the process's threads end.
+  private let delegate: any PluginChannelDelegate
   private let readerDone = DispatchSemaphore(value: 0)
   /// Why the hub ended it (hung, a protocol violation), and what of the plugin it swept up.
   private let verdict = Mutex<(violation: ExitReason?, escapedDescendants: Int, reapedZombies: Int)>((nil, 0, 0))
@@ -154,9 +157,9 @@ final class PluginProcess: PluginChannel {
   }
 
   private func startThreads() {
-    output?.start(name: "patchbay-output-\(pid)") { [weak self] stream, line in
-      guard let self else { return }
-      delegate?.pluginChannel(self, wrote: line, on: stream.rawValue)
+    // Held by the output thread until the plugin's pipes close (no weak self: see `delegate`).
+    output?.start(name: "patchbay-output-\(pid)") { [self] stream, line in
+      delegate.pluginChannel(self, wrote: line, on: stream.rawValue)
     }
     let reader = Thread { [self] in readLoop() }
     reader.name = "patchbay-reader-\(pid)"
@@ -175,7 +178,7 @@ final class PluginProcess: PluginChannel {
       let count = receiver.receive(from: socket)
       // Most reads hold one frame (no flood): no batch for it. Decoded where it was received.
       if count == 1, case .frame(let frame) = receiver[0], let message = try? HostMessage.decode(frame) {
-        delegate?.pluginChannel(self, received: message)
+        delegate.pluginChannel(self, received: message)
         continue
       }
       // The messages of one read go to the supervisor together (what they route is sent per
@@ -203,7 +206,7 @@ final class PluginProcess: PluginChannel {
           }
         }
       }
-      if !messages.isEmpty { delegate?.pluginChannel(self, received: messages) }
+      if !messages.isEmpty { delegate.pluginChannel(self, received: messages) }
       if let ending {
         ending()
         return
@@ -261,7 +264,7 @@ final class PluginProcess: PluginChannel {
     }
     socket.close()
     let reason = verdict.withLock { $0.violation } ?? ExitReason(waitStatus: status)
-    delegate?.pluginChannel(self, exited: reason)
+    delegate.pluginChannel(self, exited: reason)
   }
 
   // Encoded on the stack, sent from there: no heap allocation per input (issue 44).
