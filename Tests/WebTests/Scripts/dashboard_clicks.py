@@ -95,8 +95,11 @@ def accepted_group_commands(args):
 
 
 def wait(driver, what, condition, seconds=DEADLINE):
+    """Until `condition()` is true. An element it read may have been replaced by the page's
+    re-rendering in between (stale): then it is simply asked again at the next poll."""
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda d: condition())
+        return WebDriverWait(driver, seconds, poll_frequency=0.2,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition())
     except TimeoutException:
         raise SystemExit(f"FAIL: not within {seconds} s: {what}")
 
@@ -113,6 +116,20 @@ def wait_plain(what, condition, seconds=DEADLINE):
 
 def css(driver, selector):
     return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def attributes(driver, selector, name):
+    """The attribute `name` of every element `selector` finds, read inside the page in one go:
+    the page re-renders its cards and tables as values arrive, so elements found by one call may
+    be gone (stale) by the next."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]))",
+        selector, name)
+
+
+def classes_of(driver, selector):
+    """The class attribute of the first element `selector` finds ("" when there is none)."""
+    return next(iter(attributes(driver, selector, "class")), None) or ""
 
 
 def text_of(driver, selector):
@@ -180,7 +197,7 @@ def run(driver, args):
     for name in status:
         wait(driver, f"instance {name} running on the page",
              lambda: css(driver, f'.instance[data-instance="{name}"] .state-running'))
-    shown = {e.get_attribute("data-instance") for e in css(driver, "#instances .instance")}
+    shown = set(attributes(driver, "#instances .instance", "data-instance"))
     if shown != set(status):
         raise SystemExit(f"FAIL: the page shows {sorted(shown)}, the hub has {sorted(status)}")
 
@@ -203,12 +220,12 @@ def run(driver, args):
     step("a press on the flicd simulator shows up live on the page")
     cell = 'td.value[data-address="bedside.button.button"]'
     shown_before = text_of(driver, cell)
-    if "changed" in (css(driver, cell)[0].get_attribute("class") or ""):
+    if "changed" in classes_of(driver, cell):
         raise SystemExit("FAIL: the bedside.button.button cell was marked changed before the press")
     control(args.flicd_control, f"press {args.button} single")
     wait(driver, "the click in the bedside.button.button cell",
          lambda: "click" in (text_of(driver, cell) or "")
-         and "changed" in (css(driver, cell)[0].get_attribute("class") or ""))
+         and "changed" in classes_of(driver, cell))
     print(f"  bedside.button.button: {shown_before!r} -> {text_of(driver, cell)!r}")
 
     step("screenshots, desktop and phone width")

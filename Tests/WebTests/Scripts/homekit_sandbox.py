@@ -12,31 +12,9 @@ step whose condition was not met within its (generous) deadline.
 import json
 import subprocess
 
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import StaleElementReferenceException
 
-from dashboard_clicks import arguments, css, in_browser, text_of
-
-DEADLINE = 90  # seconds; shared machines are slow, and a wait ends as soon as its condition holds
-
-
-def step(text):
-    print("step: " + text, flush=True)
-
-
-def wait(driver, what, condition, seconds=DEADLINE):
-    def holds(_):
-        try:
-            return condition()
-        except StaleElementReferenceException:  # the page redrew it meanwhile: look again
-            return False
-    try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.2).until(holds)
-    except TimeoutException:
-        raise SystemExit(f"FAIL: not within {seconds} s: {what}")
-
-
+from dashboard_clicks import arguments, css, in_browser, step, text_of, wait
 
 
 def sandbox_status(args):
@@ -47,11 +25,18 @@ def sandbox_status(args):
 
 
 def shot(driver, selector, path):
-    """A picture of one element, scrolled into view (at the window's 1280 px width)."""
-    element = css(driver, selector)[0]
-    driver.execute_script("arguments[0].scrollIntoView({block: 'start'}); window.scrollBy(0, -70)", element)
-    element.screenshot(path)
-    print("  saved " + path)
+    """A picture of one element, scrolled into view (at the window's 1280 px width). The page
+    redraws its cards as values arrive: an element replaced in between (stale) is found again."""
+    for _ in range(50):
+        try:
+            element = css(driver, selector)[0]
+            driver.execute_script("arguments[0].scrollIntoView({block: 'start'}); window.scrollBy(0, -70)", element)
+            element.screenshot(path)
+            print("  saved " + path)
+            return
+        except StaleElementReferenceException:
+            continue
+    raise SystemExit(f"FAIL: {selector} was replaced 50 times in a row while it was photographed")
 
 
 # Reading the QR code back from its modules (no decoder package needed): versions 1 to 3 at error
