@@ -588,3 +588,16 @@ if fuzzing {
       name: "FlicBLEFuzzer", dependencies: ["FlicBLEProtocol", "FlicBLESimulator"], path: "Plugins/flic-ble/Fuzz",
       exclude: ["run-fuzz"], swiftSettings: strict))
 }
+
+// The Debian packages' release build (packaging/debian/rules sets PATCHBAY_PACKAGING=1) builds only
+// what they ship: not the benchmark, the example and fault plugins, the tests or their support.
+if Context.environment["PATCHBAY_PACKAGING"] == "1" {
+  let unshippedTargets: Set = [
+    "PatchbayBench", "PatchbayTestSupport", "ExampleCPlugin", "ExampleSwiftPlugin", "FaultPlugin",
+  ]
+  let unshippedProducts: Set = [
+    "patchbay-bench", "patchbay-plugin-example-c", "patchbay-plugin-example-swift", "patchbay-plugin-fault",
+  ]
+  package.targets.removeAll { $0.type == .test || unshippedTargets.contains($0.name) }
+  package.products.removeAll { unshippedProducts.contains($0.name) }
+}
