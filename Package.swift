@@ -595,9 +595,10 @@ if Context.environment["PATCHBAY_PACKAGING"] == "1" {
   let unshippedTargets: Set = [
     "PatchbayBench", "PatchbayTestSupport", "ExampleCPlugin", "ExampleSwiftPlugin", "FaultPlugin",
   ]
-  let unshippedProducts: Set = [
-    "patchbay-bench", "patchbay-plugin-example-c", "patchbay-plugin-example-swift", "patchbay-plugin-fault",
-  ]
   package.targets.removeAll { $0.type == .test || unshippedTargets.contains($0.name) }
-  package.products.removeAll { unshippedProducts.contains($0.name) }
+  // And the products made of those targets.
+  package.products.removeAll { product in
+    let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+    return targets.contains(where: unshippedTargets.contains)
+  }
 }
